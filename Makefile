@@ -1,0 +1,46 @@
+# Thin wrapper: every target first runs the idempotent set-up
+# (scripts/setup-env.sh), then CMake does the build.
+#   make test    build, then ctest (C) and pytest (Python)
+#   make bench   build, then the benchmark (a CPU demonstration for now)
+#   make -s python   print the environment's interpreter (import rowops works)
+SHELL := /bin/bash
+BUILD ?= build
+JOBS ?= $(shell nproc)
+PYTEST_ARGS ?=
+
+.PHONY: all setup configure build test test-c test-python bench python format clean
+
+all: build
+
+setup:
+	@scripts/setup-env.sh > /dev/null
+
+# The interpreter's path, resolved once per make invocation.
+PY = $(shell scripts/setup-env.sh)
+
+configure: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_PREFIX_PATH="$$($(PY) -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')" \
+	  -DPython3_EXECUTABLE=$(PY) > $(BUILD).configure.log 2>&1 || \
+	  { cat $(BUILD).configure.log; exit 1; }
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure
+	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
+	  $(PY) -m pytest tests/python -q $(PYTEST_ARGS)
+
+bench: build
+	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
+	  $(PY) scripts/demo.py
+
+python:
+	@scripts/setup-env.sh
+
+format:
+	@clang-format -i kernels/*.c kernels/*.h kernels/cuda/*.cu ops/*.cpp ops/*.h tests/c/*.c tests/c/*.h
+
+clean:
+	rm -rf $(BUILD) $(BUILD).configure.log

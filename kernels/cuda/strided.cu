@@ -1,0 +1,244 @@
+/* The strided CUDA kernel: correct for any strides and every dtype.
+ * One block per row; each thread owns columns tid, tid+blockDim, ... in both
+ * passes, so h written to residual_out in pass 1 is read back by the same
+ * thread in pass 2 (in-place safe) and only the reduction needs a barrier.
+ * Three layers as in ggml: __global__ kernel (pointers, strides, scalars),
+ * static launcher (grid, block, stream), public entry (descriptor). */
+#include "../rowops.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace {
+
+/* Leading sizes and strides of one tensor, passed by value. */
+struct row_index {
+    int ndim;
+    long long sizes[ROWOPS_MAX_RANK];
+    long long strides[ROWOPS_MAX_RANK];
+    long long inner; /* last-dimension stride */
+};
+
+struct strided_params {
+    int op;
+    int dtype, weight_dtype, rstd_dtype;
+    long long rows, n;
+    double eps;
+    const void *x, *residual, *weight;
+    void *out, *residual_out, *rstd;
+    row_index ix, ir, io, iro, irstd;
+    long long weight_stride;
+};
+
+__device__ long long offset_of(const row_index &r, long long index)
+{
+    long long off = 0;
+    for (int d = r.ndim - 1; d >= 0; --d) {
+        off += (index % r.sizes[d]) * r.strides[d];
+        index /= r.sizes[d];
+    }
+    return off;
+}
+
+template <typename T> __device__ float to_f(T v);
+template <> __device__ float to_f<float>(float v) { return v; }
+template <> __device__ float to_f<__half>(__half v) { return __half2float(v); }
+template <> __device__ float to_f<__nv_bfloat16>(__nv_bfloat16 v)
+{
+    return __bfloat162float(v);
+}
+
+template <typename T> __device__ T from_f(float v);
+template <> __device__ float from_f<float>(float v) { return v; }
+template <> __device__ __half from_f<__half>(float v)
+{
+    return __float2half_rn(v);
+}
+template <> __device__ __nv_bfloat16 from_f<__nv_bfloat16>(float v)
+{
+    return __float2bfloat16_rn(v);
+}
+
+__device__ float load_weight(const strided_params &p, long long i)
+{
+    const long long k = i * p.weight_stride;
+    switch (p.weight_dtype) {
+    case ROWOPS_F16: return __half2float(((const __half *)p.weight)[k]);
+    case ROWOPS_BF16:
+        return __bfloat162float(((const __nv_bfloat16 *)p.weight)[k]);
+    default: return ((const float *)p.weight)[k];
+    }
+}
+
+template <typename Acc> __device__ Acc block_sum(Acc v, Acc *shared)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0)
+        shared[warp] = v;
+    __syncthreads();
+    Acc total = 0;
+    for (int w = 0; w < (int)(blockDim.x >> 5); ++w)
+        total += shared[w];
+    return total;
+}
+
+/* float32, float16 and bfloat16: float32 accumulation. */
+template <typename T>
+__global__ void strided_kernel(strided_params p)
+{
+    __shared__ float partial[32];
+    const bool fused = p.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    for (long long row = blockIdx.x; row < p.rows; row += gridDim.x) {
+        const T *x = (const T *)p.x + offset_of(p.ix, row);
+        T *out = (T *)p.out + offset_of(p.io, row);
+        const T *src = x;
+        long long ss = p.ix.inner;
+        float acc = 0.f;
+        if (fused) {
+            const T *r = (const T *)p.residual + offset_of(p.ir, row);
+            T *h = (T *)p.residual_out + offset_of(p.iro, row);
+            for (long long i = threadIdx.x; i < p.n; i += blockDim.x) {
+                const T hv = from_f<T>(to_f(x[i * p.ix.inner]) +
+                                       to_f(r[i * p.ir.inner]));
+                h[i * p.iro.inner] = hv;
+                const float f = to_f(hv);
+                acc += f * f;
+            }
+            src = h;
+            ss = p.iro.inner;
+        } else {
+            for (long long i = threadIdx.x; i < p.n; i += blockDim.x) {
+                const float f = to_f(x[i * ss]);
+                acc += f * f;
+            }
+        }
+        const float total = block_sum(acc, partial);
+        const float mean = total / (float)(p.n > 0 ? p.n : 1);
+        const float rstd = 1.0f / sqrtf(mean + (float)p.eps);
+        for (long long i = threadIdx.x; i < p.n; i += blockDim.x) {
+            float y = to_f(src[i * ss]) * rstd;
+            if (fused)
+                y *= load_weight(p, i);
+            out[i * p.io.inner] = from_f<T>(y);
+        }
+        if (threadIdx.x == 0)
+            ((float *)p.rstd)[offset_of(p.irstd, row)] = rstd;
+        __syncthreads(); /* partial[] is reused by the next row */
+    }
+}
+
+/* float64: double accumulation; weight is float64 or float32. */
+__global__ void strided_kernel_f64(strided_params p)
+{
+    __shared__ double partial[32];
+    const bool fused = p.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    for (long long row = blockIdx.x; row < p.rows; row += gridDim.x) {
+        const double *x = (const double *)p.x + offset_of(p.ix, row);
+        double *out = (double *)p.out + offset_of(p.io, row);
+        const double *src = x;
+        long long ss = p.ix.inner;
+        double acc = 0.0;
+        if (fused) {
+            const double *r =
+                (const double *)p.residual + offset_of(p.ir, row);
+            double *h = (double *)p.residual_out + offset_of(p.iro, row);
+            for (long long i = threadIdx.x; i < p.n; i += blockDim.x) {
+                const double hv = x[i * p.ix.inner] + r[i * p.ir.inner];
+                h[i * p.iro.inner] = hv;
+                acc += hv * hv;
+            }
+            src = h;
+            ss = p.iro.inner;
+        } else {
+            for (long long i = threadIdx.x; i < p.n; i += blockDim.x)
+                acc += x[i * ss] * x[i * ss];
+        }
+        const double total = block_sum(acc, partial);
+        const double rstd =
+            1.0 / sqrt(total / (double)(p.n > 0 ? p.n : 1) + p.eps);
+        for (long long i = threadIdx.x; i < p.n; i += blockDim.x) {
+            double y = src[i * ss] * rstd;
+            if (fused) {
+                const long long k = i * p.weight_stride;
+                y *= p.weight_dtype == ROWOPS_F64
+                         ? ((const double *)p.weight)[k]
+                         : (double)((const float *)p.weight)[k];
+            }
+            out[i * p.io.inner] = y;
+        }
+        if (threadIdx.x == 0)
+            ((double *)p.rstd)[offset_of(p.irstd, row)] = rstd;
+        __syncthreads();
+    }
+}
+
+row_index make_index(const rowops_tensor *t, int ndim)
+{
+    row_index r = {};
+    r.ndim = ndim;
+    for (int d = 0; d < ndim; ++d) {
+        r.sizes[d] = t->sizes[d];
+        r.strides[d] = t->strides[d];
+    }
+    r.inner = ndim < t->rank ? t->strides[t->rank - 1] : 0;
+    return r;
+}
+
+int launch_strided(const strided_params &p, cudaStream_t stream)
+{
+    if (p.rows == 0)
+        return 0;
+    const int threads = p.n >= 2048 ? 512 : (p.n >= 256 ? 256 : 128);
+    const long long max_blocks = 65535LL * 16;
+    const unsigned blocks =
+        (unsigned)(p.rows < max_blocks ? p.rows : max_blocks);
+    switch (p.dtype) {
+    case ROWOPS_F32:
+        strided_kernel<float><<<blocks, threads, 0, stream>>>(p);
+        break;
+    case ROWOPS_F16:
+        strided_kernel<__half><<<blocks, threads, 0, stream>>>(p);
+        break;
+    case ROWOPS_BF16:
+        strided_kernel<__nv_bfloat16><<<blocks, threads, 0, stream>>>(p);
+        break;
+    case ROWOPS_F64:
+        strided_kernel_f64<<<blocks, threads, 0, stream>>>(p);
+        break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    return (int)cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int rowops_cuda_strided(const rowops_call *c, void *stream)
+{
+    const int lead = c->x.rank - 1;
+    strided_params p = {};
+    p.op = c->op;
+    p.dtype = c->x.dtype;
+    p.rstd_dtype = c->rstd.dtype;
+    p.rows = rowops_tensor_rows(&c->x);
+    p.n = c->x.sizes[lead];
+    p.eps = c->eps;
+    p.x = c->x.data;
+    p.out = c->out.data;
+    p.rstd = c->rstd.data;
+    p.ix = make_index(&c->x, lead);
+    p.io = make_index(&c->out, lead);
+    p.irstd = make_index(&c->rstd, lead);
+    if (c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM) {
+        p.residual = c->residual.data;
+        p.weight = c->weight.data;
+        p.residual_out = c->residual_out.data;
+        p.weight_dtype = c->weight.dtype;
+        p.weight_stride = c->weight.strides[0];
+        p.ir = make_index(&c->residual, lead);
+        p.iro = make_index(&c->residual_out, lead);
+    }
+    return launch_strided(p, (cudaStream_t)stream);
+}

@@ -1,0 +1,90 @@
+/* rowops C API: the call record, the eligibility function and the kernels.
+ *
+ * Contract (the reference in ops/reference.cpp defines it; README has the
+ * table): for x of shape [..., N]
+ *   rms_norm_rows:      rstd = 1/sqrt(mean(x^2) + eps), out = x * rstd
+ *   fused_add_rms_norm: h = x + residual (rounded to x's dtype),
+ *                       residual_out = h, rstd from h,
+ *                       out = h * rstd * weight
+ * Accumulation and rstd are float32 (float64 for float64 inputs); every
+ * output is rounded once to its dtype. N == 0 gives rstd = 1/sqrt(eps).
+ *
+ * In-place use is allowed when `out` describes exactly the memory of `x` and
+ * `residual_out` exactly that of `residual`: each kernel reads a row's inputs
+ * completely before writing that row's `out`, and reads h back from
+ * `residual_out`. */
+#ifndef ROWOPS_H
+#define ROWOPS_H
+
+#include "rowops_tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rowops_op {
+    ROWOPS_OP_RMS_NORM_ROWS = 0,
+    ROWOPS_OP_FUSED_ADD_RMS_NORM = 1,
+    ROWOPS_OP_COUNT
+} rowops_op;
+
+/* One call's parameters. residual, weight and residual_out are used by the
+ * fused op only. */
+typedef struct rowops_call {
+    rowops_op op;
+    rowops_tensor x;
+    rowops_tensor residual;
+    rowops_tensor weight;
+    rowops_tensor out;
+    rowops_tensor residual_out;
+    rowops_tensor rstd;
+    double eps;
+} rowops_call;
+
+/* The implementations the eligibility function can pick. */
+typedef enum rowops_impl {
+    ROWOPS_IMPL_CPU_STRIDED = 0,
+    ROWOPS_IMPL_CUDA_STRIDED = 1,
+    ROWOPS_IMPL_REFERENCE = 2,
+    ROWOPS_IMPL_COUNT
+} rowops_impl;
+
+typedef struct rowops_choice {
+    rowops_impl impl;
+    char reason[200];
+} rowops_choice;
+
+const char *rowops_op_name(rowops_op op);
+const char *rowops_impl_name(rowops_impl impl);
+
+/* The one place that picks an implementation. Pure: reads only the
+ * descriptors (never the data) and the detected machine features. */
+rowops_choice rowops_choose(const rowops_call *call);
+
+/* Checks the descriptors of a call against the contract (shapes, dtypes,
+ * devices, eps). Returns 0 if valid, else writes a message naming the
+ * argument and the rule into err and returns -1. The torch layer validates
+ * with symbolic sizes before building a call; C callers use this. */
+int rowops_check_call(const rowops_call *call, char *err, size_t err_len);
+
+/* Strided CPU kernel over rows [row_begin, row_end): any strides, every
+ * dtype. Threading is the caller's: disjoint row ranges may run in parallel. */
+void rowops_cpu_strided(const rowops_call *call, int64_t row_begin,
+                        int64_t row_end);
+
+/* Strided CUDA kernel over every row, launched on `stream` (a
+ * cudaStream_t). Returns 0 or the cudaError_t of the launch. Defined only
+ * when the library is built with CUDA (ROWOPS_HAVE_CUDA). */
+int rowops_cuda_strided(const rowops_call *call, void *stream);
+
+/* Accumulation dtype of the contract for an input dtype. */
+static inline rowops_dtype rowops_acc_dtype(rowops_dtype x)
+{
+    return x == ROWOPS_F64 ? ROWOPS_F64 : ROWOPS_F32;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,76 @@
+#include "descriptor.h"
+
+namespace rowops {
+namespace {
+
+rowops_dtype to_rowops_dtype(at::ScalarType t)
+{
+    switch (t) {
+    case at::kFloat: return ROWOPS_F32;
+    case at::kHalf: return ROWOPS_F16;
+    case at::kBFloat16: return ROWOPS_BF16;
+    case at::kDouble: return ROWOPS_F64;
+    default:
+        TORCH_INTERNAL_ASSERT(false, "rowops: unvalidated dtype ", t);
+    }
+}
+
+rowops_device to_rowops_device(const at::Device &d)
+{
+    if (d.is_cpu())
+        return ROWOPS_DEVICE_CPU;
+    if (d.is_cuda())
+        return ROWOPS_DEVICE_CUDA;
+    return ROWOPS_DEVICE_OTHER;
+}
+
+} // namespace
+
+rowops_tensor describe(const at::Tensor &t)
+{
+    rowops_tensor d{};
+    d.data = t.data_ptr();
+    d.dtype = to_rowops_dtype(t.scalar_type());
+    d.device = to_rowops_device(t.device());
+    d.rank = static_cast<int>(t.dim());
+    if (d.rank <= ROWOPS_MAX_RANK) {
+        for (int i = 0; i < d.rank; ++i) {
+            d.sizes[i] = t.size(i);
+            d.strides[i] = t.stride(i);
+        }
+    }
+    return d;
+}
+
+rowops_call make_rms_norm_rows_call(const at::Tensor &x, double eps,
+                                    const at::Tensor &out,
+                                    const at::Tensor &rstd)
+{
+    rowops_call c{};
+    c.op = ROWOPS_OP_RMS_NORM_ROWS;
+    c.x = describe(x);
+    c.out = describe(out);
+    c.rstd = describe(rstd);
+    c.eps = eps;
+    return c;
+}
+
+rowops_call make_fused_call(const at::Tensor &x, const at::Tensor &residual,
+                            const at::Tensor &weight, double eps,
+                            const at::Tensor &out,
+                            const at::Tensor &residual_out,
+                            const at::Tensor &rstd)
+{
+    rowops_call c{};
+    c.op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    c.x = describe(x);
+    c.residual = describe(residual);
+    c.weight = describe(weight);
+    c.out = describe(out);
+    c.residual_out = describe(residual_out);
+    c.rstd = describe(rstd);
+    c.eps = eps;
+    return c;
+}
+
+} // namespace rowops

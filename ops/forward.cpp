@@ -1,0 +1,161 @@
+#include "forward.h"
+#include "descriptor.h"
+#include "reference.h"
+#include "validate.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/library.h>
+
+namespace rowops {
+namespace {
+
+at::Tensor empty_rstd(const at::Tensor &x)
+{
+    return at::empty(x.sizes().slice(0, x.dim() - 1),
+                     x.options().dtype(accumulation_dtype(x.scalar_type())));
+}
+
+// Rows per task so each task touches at least ~16K elements.
+int64_t grain_rows(int64_t n)
+{
+    return std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
+}
+
+void run_cpu_strided(const rowops_call &call)
+{
+    const int64_t rows = rowops_tensor_rows(&call.x);
+    const int64_t n = call.x.sizes[call.x.rank - 1];
+    at::parallel_for(0, rows, grain_rows(n), [&](int64_t b, int64_t e) {
+        rowops_cpu_strided(&call, b, e);
+    });
+}
+
+// Runs the chosen kernel. Returns false if the choice is the reference,
+// which the caller runs (it has the op-specific arguments).
+bool run_kernel(const rowops_call &call, const at::Tensor &x)
+{
+    const rowops_choice choice = rowops_choose(&call);
+    switch (choice.impl) {
+    case ROWOPS_IMPL_CPU_STRIDED: run_cpu_strided(call); return true;
+    case ROWOPS_IMPL_REFERENCE: return false;
+    default: run_cuda(call, choice.impl, x); return true;
+    }
+}
+
+} // namespace
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_rows(const at::Tensor &x,
+                                                 double eps)
+{
+    check_rms_norm_rows("rowops.rms_norm_rows", x, eps);
+    at::Tensor y = at::empty(x.sizes(), x.options());
+    at::Tensor rstd = empty_rstd(x);
+    if (x.numel() == 0 && rstd.numel() == 0)
+        return {y, rstd};
+    const rowops_call call = make_rms_norm_rows_call(x, eps, y, rstd);
+    if (!run_kernel(call, x)) {
+        auto [ry, rr] = rms_norm_rows_reference(x, eps);
+        y.copy_(ry);
+        rstd.copy_(rr);
+    }
+    return {y, rstd};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+fused_add_rms_norm(const at::Tensor &x, const at::Tensor &residual,
+                   const at::Tensor &weight, double eps)
+{
+    check_fused_add_rms_norm("rowops.fused_add_rms_norm", x, residual, weight,
+                             eps);
+    at::Tensor out = at::empty(x.sizes(), x.options());
+    at::Tensor h = at::empty(x.sizes(), x.options());
+    at::Tensor rstd = empty_rstd(x);
+    if (x.numel() == 0 && rstd.numel() == 0)
+        return {out, h, rstd};
+    const rowops_call call =
+        make_fused_call(x, residual, weight, eps, out, h, rstd);
+    if (!run_kernel(call, x)) {
+        auto [ro, rh, rr] =
+            fused_add_rms_norm_reference(x, residual, weight, eps);
+        out.copy_(ro);
+        h.copy_(rh);
+        rstd.copy_(rr);
+    }
+    return {out, h, rstd};
+}
+
+void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
+                         const at::Tensor &weight, double eps)
+{
+    check_fused_add_rms_norm_inplace("rowops.fused_add_rms_norm_", x,
+                                     residual, weight, eps);
+    if (x.numel() == 0)
+        return;
+    // rstd is not returned by the in-place form; it is scratch.
+    at::Tensor rstd = empty_rstd(x);
+    const rowops_call call =
+        make_fused_call(x, residual, weight, eps, x, residual, rstd);
+    if (!run_kernel(call, x)) {
+        auto [ro, rh, rr] =
+            fused_add_rms_norm_reference(x, residual, weight, eps);
+        residual.copy_(rh);
+        x.copy_(ro);
+    }
+}
+
+std::string explain_dispatch(const std::string &op, const at::Tensor &x,
+                             const std::optional<at::Tensor> &residual,
+                             const std::optional<at::Tensor> &weight,
+                             double eps)
+{
+    rowops_call call{};
+    at::Tensor out, h, rstd;
+    if (op == "rms_norm_rows") {
+        check_rms_norm_rows("rowops.explain_dispatch", x, eps);
+        out = at::empty(x.sizes(), x.options());
+        rstd = empty_rstd(x);
+        call = make_rms_norm_rows_call(x, eps, out, rstd);
+    } else if (op == "fused_add_rms_norm" || op == "fused_add_rms_norm_") {
+        TORCH_CHECK(residual.has_value() && weight.has_value(),
+                    "rowops.explain_dispatch: op '", op,
+                    "' needs residual and weight");
+        const bool inplace = op == "fused_add_rms_norm_";
+        if (inplace)
+            check_fused_add_rms_norm_inplace("rowops.explain_dispatch", x,
+                                             *residual, *weight, eps);
+        else
+            check_fused_add_rms_norm("rowops.explain_dispatch", x, *residual,
+                                     *weight, eps);
+        out = inplace ? x : at::empty(x.sizes(), x.options());
+        h = inplace ? *residual : at::empty(x.sizes(), x.options());
+        rstd = empty_rstd(x);
+        call = make_fused_call(x, *residual, *weight, eps, out, h, rstd);
+    } else {
+        TORCH_CHECK(false, "rowops.explain_dispatch: op must be one of "
+                           "rms_norm_rows, fused_add_rms_norm, "
+                           "fused_add_rms_norm_ (got '",
+                    op, "')");
+    }
+    const rowops_choice choice = rowops_choose(&call);
+    return std::string(rowops_impl_name(choice.impl)) + ": " + choice.reason;
+}
+
+TORCH_LIBRARY_IMPL(rowops, CPU, m)
+{
+    m.impl("rms_norm_rows", &rms_norm_rows);
+    m.impl("fused_add_rms_norm", &fused_add_rms_norm);
+    m.impl("fused_add_rms_norm_", &fused_add_rms_norm_);
+}
+
+// Every other backend: the same entry points, where the eligibility
+// function picks a kernel or the reference.
+TORCH_LIBRARY_IMPL(rowops, CompositeExplicitAutograd, m)
+{
+    m.impl("rms_norm_rows", &rms_norm_rows);
+    m.impl("fused_add_rms_norm", &fused_add_rms_norm);
+    m.impl("fused_add_rms_norm_", &fused_add_rms_norm_);
+    m.impl("_explain_dispatch", &explain_dispatch);
+}
+
+} // namespace rowops

@@ -1,0 +1,31 @@
+// The forward ops for real tensors on any device: validate, allocate fresh
+// contiguous outputs, ask the eligibility function, run its choice.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <tuple>
+
+extern "C" {
+#include "rowops.h"
+}
+
+namespace rowops {
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_rows(const at::Tensor &x,
+                                                 double eps);
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+fused_add_rms_norm(const at::Tensor &x, const at::Tensor &residual,
+                   const at::Tensor &weight, double eps);
+
+void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
+                         const at::Tensor &weight, double eps);
+
+// Runs a CUDA kernel choice; defined in forward_cuda.cpp when built with
+// CUDA, otherwise reports that CUDA is unavailable.
+void run_cuda(const rowops_call &call, rowops_impl impl,
+              const at::Tensor &x);
+
+} // namespace rowops

@@ -1,0 +1,12 @@
+// Built instead of forward_cuda.cpp when the library has no CUDA kernels.
+#include "forward.h"
+
+namespace rowops {
+
+void run_cuda(const rowops_call &, rowops_impl impl, const at::Tensor &)
+{
+    TORCH_CHECK(false, "rowops: ", rowops_impl_name(impl),
+                " chosen but this build has no CUDA kernels");
+}
+
+} // namespace rowops

@@ -1,0 +1,57 @@
+// Meta (fake) kernels: output metadata from shapes, dtypes and devices only,
+// over symbolic sizes; never reads data. Same validation as the real ones.
+#include "validate.h"
+
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+namespace rowops {
+namespace {
+
+at::Tensor empty_like_rows(const at::Tensor &x)
+{
+    return at::empty_symint(x.sym_sizes(),
+                            x.options().memory_format(at::MemoryFormat::Contiguous));
+}
+
+at::Tensor empty_rstd(const at::Tensor &x)
+{
+    return at::empty_symint(
+        x.sym_sizes().slice(0, x.dim() - 1),
+        x.options().dtype(accumulation_dtype(x.scalar_type())));
+}
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_rows_meta(const at::Tensor &x,
+                                                      double eps)
+{
+    check_rms_norm_rows("rowops.rms_norm_rows", x, eps);
+    return {empty_like_rows(x), empty_rstd(x)};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+fused_add_rms_norm_meta(const at::Tensor &x, const at::Tensor &residual,
+                        const at::Tensor &weight, double eps)
+{
+    check_fused_add_rms_norm("rowops.fused_add_rms_norm", x, residual, weight,
+                             eps);
+    return {empty_like_rows(x), empty_like_rows(x), empty_rstd(x)};
+}
+
+void fused_add_rms_norm_inplace_meta(const at::Tensor &x,
+                                     const at::Tensor &residual,
+                                     const at::Tensor &weight, double eps)
+{
+    check_fused_add_rms_norm_inplace("rowops.fused_add_rms_norm_", x,
+                                     residual, weight, eps);
+}
+
+} // namespace
+
+TORCH_LIBRARY_IMPL(rowops, Meta, m)
+{
+    m.impl("rms_norm_rows", &rms_norm_rows_meta);
+    m.impl("fused_add_rms_norm", &fused_add_rms_norm_meta);
+    m.impl("fused_add_rms_norm_", &fused_add_rms_norm_inplace_meta);
+}
+
+} // namespace rowops

@@ -1,0 +1,117 @@
+#include "validate.h"
+
+#include <ATen/MemoryOverlap.h>
+#include <c10/core/SymBool.h>
+
+#include <cmath>
+
+namespace rowops {
+namespace {
+
+bool is_supported_dtype(at::ScalarType t)
+{
+    return t == at::kFloat || t == at::kHalf || t == at::kBFloat16 ||
+           t == at::kDouble;
+}
+
+void check_x_and_eps(const char *op, const at::Tensor &x, double eps)
+{
+    TORCH_CHECK(x.dim() >= 1, op,
+                ": x must have rank >= 1 and is normalized over its last "
+                "dimension (got a 0-dim tensor)");
+    TORCH_CHECK(is_supported_dtype(x.scalar_type()), op,
+                ": x must be float32, float16, bfloat16 or float64 (got ",
+                x.scalar_type(), ")");
+    TORCH_CHECK(std::isfinite(eps) && eps >= 0.0, op,
+                ": eps must be finite and >= 0 (got ", eps, ")");
+}
+
+// Byte range [begin, end) a tensor can touch in its storage, symbolically.
+void byte_range(const at::Tensor &t, c10::SymInt &begin, c10::SymInt &end)
+{
+    const int64_t item = static_cast<int64_t>(t.element_size());
+    c10::SymInt last = 0;
+    for (int64_t d = 0; d < t.dim(); ++d)
+        last = last + (t.sym_size(d) - 1) * t.sym_stride(d);
+    begin = t.sym_storage_offset() * item;
+    end = begin + (last + 1) * item;
+}
+
+void check_no_internal_overlap(const char *op, const char *name,
+                               const at::Tensor &t)
+{
+    TORCH_CHECK(at::has_internal_overlap(t) != at::MemOverlap::Yes, op, ": ",
+                name,
+                " is written in place and must not have internal overlap "
+                "(several elements sharing memory, e.g. from expand)");
+}
+
+} // namespace
+
+at::ScalarType accumulation_dtype(at::ScalarType x)
+{
+    return x == at::kDouble ? at::kDouble : at::kFloat;
+}
+
+void check_rms_norm_rows(const char *op, const at::Tensor &x, double eps)
+{
+    check_x_and_eps(op, x, eps);
+}
+
+void check_fused_add_rms_norm(const char *op, const at::Tensor &x,
+                              const at::Tensor &residual,
+                              const at::Tensor &weight, double eps)
+{
+    check_x_and_eps(op, x, eps);
+    TORCH_CHECK(residual.dim() == x.dim(), op,
+                ": residual must have the same shape as x (got ",
+                residual.sym_sizes(), " and ", x.sym_sizes(), ")");
+    for (int64_t d = 0; d < x.dim(); ++d)
+        TORCH_SYM_CHECK(residual.sym_size(d).sym_eq(x.sym_size(d)),
+                        op, ": residual must have the same shape as x (got ",
+                        residual.sym_sizes(), " and ", x.sym_sizes(), ")");
+    TORCH_CHECK(residual.scalar_type() == x.scalar_type(), op,
+                ": residual must have x's dtype ", x.scalar_type(), " (got ",
+                residual.scalar_type(), ")");
+    TORCH_CHECK(weight.dim() == 1, op,
+                ": weight must have shape [N] where N is x's last dimension (",
+                x.sym_size(-1), "); got shape ", weight.sym_sizes());
+    TORCH_SYM_CHECK(weight.sym_size(0).sym_eq(x.sym_size(-1)), op,
+                    ": weight must have shape [N] where N is x's last "
+                    "dimension (",
+                    x.sym_size(-1), "); got shape ", weight.sym_sizes());
+    TORCH_CHECK(weight.scalar_type() == x.scalar_type() ||
+                    weight.scalar_type() == at::kFloat,
+                op, ": weight must have x's dtype ", x.scalar_type(),
+                " or float32 (got ", weight.scalar_type(), ")");
+    TORCH_CHECK(residual.device() == x.device(), op,
+                ": residual must be on x's device ", x.device(), " (got ",
+                residual.device(), ")");
+    TORCH_CHECK(weight.device() == x.device(), op,
+                ": weight must be on x's device ", x.device(), " (got ",
+                weight.device(), ")");
+}
+
+void check_fused_add_rms_norm_inplace(const char *op, const at::Tensor &x,
+                                      const at::Tensor &residual,
+                                      const at::Tensor &weight, double eps)
+{
+    check_fused_add_rms_norm(op, x, residual, weight, eps);
+    check_no_internal_overlap(op, "x", x);
+    check_no_internal_overlap(op, "residual", residual);
+    if (!x.is_alias_of(residual))
+        return; // different storages cannot overlap
+    if (x.sym_numel() == 0)
+        return;
+    c10::SymInt xb, xe, rb, re;
+    byte_range(x, xb, xe);
+    byte_range(residual, rb, re);
+    const bool overlap = xb.sym_lt(re).sym_and(rb.sym_lt(xe)).guard_bool(
+        __FILE__, __LINE__);
+    TORCH_CHECK(!overlap, op,
+                ": x and residual are both written in place and must not "
+                "overlap in memory (their byte ranges in one storage "
+                "intersect)");
+}
+
+} // namespace rowops

@@ -1,0 +1,180 @@
+/* Every C kernel against the C double reference: both ops, every dtype and
+ * weight dtype, every layout, in-place and functional, odd and edge sizes.
+ * Every output element is checked; outputs start as NaN poison. */
+#include "c_samples.h"
+#include "reference_f64.h"
+#include "rowops_elem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*kernel_fn)(const rowops_call *call);
+
+static void run_strided_whole(const rowops_call *c)
+{
+    rowops_cpu_strided(c, 0, rowops_tensor_rows(&c->x));
+}
+
+/* Two disjoint row ranges, as a thread pool would split them. */
+static void run_strided_split(const rowops_call *c)
+{
+    const int64_t rows = rowops_tensor_rows(&c->x);
+    rowops_cpu_strided(c, rows / 2, rows);
+    rowops_cpu_strided(c, 0, rows / 2);
+}
+
+static const struct {
+    const char *name;
+    kernel_fn run;
+} kernels[] = {
+    {"cpu_strided", run_strided_whole},
+    {"cpu_strided/split", run_strided_split},
+};
+
+static int close_enough(double got, double want, rowops_dtype dt)
+{
+    if (isnan(want))
+        return isnan(got);
+    if (isinf(want))
+        return got == want;
+    return fabs(got - want) <= c_atol(dt) + c_rtol(dt) * fabs(want);
+}
+
+static double element(const rowops_tensor *t, int64_t row, int64_t i)
+{
+    const int64_t off = rowops_tensor_row_offset(t, row) +
+                        i * t->strides[t->rank - 1];
+    return rowops_load_d(t->data, off, t->dtype);
+}
+
+static void check_one(const char *kname, rowops_op op, rowops_dtype dt,
+                      rowops_dtype wdt, c_layout layout, int64_t B, int64_t N,
+                      int inplace)
+{
+    c_sample s;
+    c_sample_make(&s, op, dt, wdt, layout, B, N, inplace,
+                  (unsigned)(B * 131 + N * 7 + layout));
+    const rowops_call *c = &s.call;
+    char err[256];
+    C_EXPECT(rowops_check_call(c, err, sizeof err) == 0, "invalid sample: %s",
+             err);
+    const int64_t rows = rowops_tensor_rows(&c->x);
+    double *ref_out = calloc((size_t)(rows * N + 1), sizeof(double));
+    double *ref_h = calloc((size_t)(rows * N + 1), sizeof(double));
+    double *ref_rstd = calloc((size_t)(rows + 1), sizeof(double));
+    rowops_reference_f64(c, ref_out, ref_h, ref_rstd);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
+        if (strcmp(kernels[k].name, kname) != 0)
+            continue;
+        kernels[k].run(c);
+    }
+    int bad = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        const double rs = rowops_load_d(
+            c->rstd.data,
+            rowops_index_offset(c->rstd.sizes, c->rstd.strides, c->rstd.rank,
+                                r),
+            c->rstd.dtype);
+        /* float32 accumulation over up to 65536 terms: 1e-5 relative */
+        const double rtol = dt == ROWOPS_F64 ? 1e-12 : 1e-5;
+        if (!(fabs(rs - ref_rstd[r]) <= rtol * fabs(ref_rstd[r]))) {
+            fprintf(stderr, "  row %lld: rstd %.9g want %.9g\n", (long long)r,
+                    rs, ref_rstd[r]);
+            ++bad;
+        }
+        for (int64_t i = 0; i < N; ++i) {
+            if (!close_enough(element(&c->out, r, i), ref_out[r * N + i],
+                              dt)) {
+                if (!bad)
+                    fprintf(stderr, "  row %lld col %lld: out %.9g want %.9g\n",
+                            (long long)r, (long long)i,
+                            element(&c->out, r, i), ref_out[r * N + i]);
+                ++bad;
+            }
+            if (op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
+                element(&c->residual_out, r, i) != ref_h[r * N + i])
+                ++bad;
+        }
+    }
+    C_EXPECT(bad == 0,
+             "%s %s %s weight=%s %s B=%lld N=%lld inplace=%d: %d bad elements",
+             kname, rowops_op_name(op), rowops_dtype_name(dt),
+             rowops_dtype_name(wdt), c_layout_name(layout), (long long)B,
+             (long long)N, inplace, bad);
+    free(ref_out);
+    free(ref_h);
+    free(ref_rstd);
+    c_sample_free(&s);
+}
+
+/* NaN, Inf and float16 values whose squares overflow float16. */
+static void check_special_values(void)
+{
+    c_sample s;
+    const int64_t N = 16;
+    c_sample_make(&s, ROWOPS_OP_RMS_NORM_ROWS, ROWOPS_F16, ROWOPS_F16,
+                  C_CONTIGUOUS, 3, N, 0, 9);
+    uint16_t *x = s.call.x.data;
+    for (int64_t i = 0; i < N; ++i)
+        x[2 * N + i] = rowops_f32_to_f16(i % 2 ? 60000.f : -30000.f);
+    x[0 * N + 3] = 0x7e00u;               /* NaN in row 0 */
+    x[1 * N + 5] = rowops_f32_to_f16(INFINITY); /* Inf in row 1 */
+    rowops_cpu_strided(&s.call, 0, 3);
+    const uint16_t *y = s.call.out.data;
+    const float *rstd = s.call.rstd.data;
+    C_EXPECT(isnan(rstd[0]), "NaN row: rstd %g", rstd[0]);
+    int all_nan = 1;
+    for (int64_t i = 0; i < N; ++i)
+        all_nan &= isnan(rowops_f16_to_f32(y[i]));
+    C_EXPECT(all_nan, "NaN row: every output NaN");
+    C_EXPECT(rstd[1] == 0.f, "Inf row: rstd %g (want 0)", rstd[1]);
+    C_EXPECT(isnan(rowops_f16_to_f32(y[N + 5])), "Inf row: Inf*0 is NaN");
+    C_EXPECT(rowops_f16_to_f32(y[N + 4]) == 0.f, "Inf row: finite -> 0");
+    /* sum of squares 8*(3.6e9 + 9e8) = 3.6e10: fine in float32 */
+    const double want = 1.0 / sqrt((3.6e9 + 9e8) / 2 + 1e-6);
+    C_EXPECT(fabs(rstd[2] - want) <= 1e-6 * want, "large f16: rstd %g vs %g",
+             rstd[2], want);
+    C_EXPECT(fabs(rowops_f16_to_f32(y[2 * N + 1]) - 60000 * want) < 2e-3,
+             "large f16: finite, normalized output %g",
+             rowops_f16_to_f32(y[2 * N + 1]));
+    c_sample_free(&s);
+
+    /* N = 0: rstd = 1/sqrt(eps), nothing else written. */
+    c_sample_make(&s, ROWOPS_OP_FUSED_ADD_RMS_NORM, ROWOPS_F32, ROWOPS_F32,
+                  C_CONTIGUOUS, 2, 0, 0, 3);
+    rowops_cpu_strided(&s.call, 0, 2);
+    rstd = s.call.rstd.data;
+    C_EXPECT(fabsf(rstd[0] - 1000.f) < 1e-2f && fabsf(rstd[1] - 1000.f) < 1e-2f,
+             "N=0: rstd %g %g (want 1/sqrt(1e-6))", rstd[0], rstd[1]);
+    c_sample_free(&s);
+}
+
+int main(void)
+{
+    static const int64_t shapes[][2] = {{1, 1},  {3, 7},    {5, 64}, {4, 4097},
+                                        {2, 0},  {0, 5},    {7, 33}, {1, 65536},
+                                        {6, 255}};
+    const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
+                                   ROWOPS_F64};
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
+        for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
+            for (size_t d = 0; d < 4; ++d)
+                for (int wf32 = 0; wf32 < 2; ++wf32) {
+                    if (op == ROWOPS_OP_RMS_NORM_ROWS && wf32)
+                        continue;
+                    const rowops_dtype wdt = wf32 ? ROWOPS_F32 : dtypes[d];
+                    for (int l = 0; l < C_LAYOUT_COUNT; ++l)
+                        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0];
+                             ++s)
+                            for (int inplace = 0;
+                                 inplace <= (op == ROWOPS_OP_FUSED_ADD_RMS_NORM);
+                                 ++inplace)
+                                check_one(kernels[k].name, (rowops_op)op,
+                                          dtypes[d], wdt, (c_layout)l,
+                                          shapes[s][0], shapes[s][1], inplace);
+                }
+    check_special_values();
+    return c_report("test_kernels");
+}

@@ -1,0 +1,146 @@
+"""Every contract error, asserted by message, on real CPU tensors, in fake
+mode (FakeTensorMode with a ShapeEnv), on the meta device and, where a GPU
+exists, on CUDA: the same validation runs in every kernel."""
+
+import math
+
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+from conftest import device_param
+
+ops = torch.ops.rowops
+
+
+def _t(*shape, dtype=torch.float32):
+    return torch.randn(shape).to(dtype)
+
+
+# (name, op, args builder, message regex)
+CASES = [
+    ("rank0", ops.rms_norm_rows, lambda: (_t(), 1e-6),
+     r"rms_norm_rows: x must have rank >= 1"),
+    ("int-dtype", ops.rms_norm_rows, lambda: (torch.ones(2, 3, dtype=torch.int32), 1e-6),
+     r"x must be float32, float16, bfloat16 or float64 \(got Int\)"),
+    ("complex-dtype", ops.rms_norm_rows,
+     lambda: (torch.ones(2, 3, dtype=torch.complex64), 1e-6),
+     r"x must be float32, float16, bfloat16 or float64 \(got ComplexFloat\)"),
+    ("eps-negative", ops.rms_norm_rows, lambda: (_t(2, 3), -1e-6),
+     r"eps must be finite and >= 0 \(got -1e-06\)"),
+    ("eps-nan", ops.rms_norm_rows, lambda: (_t(2, 3), math.nan),
+     r"eps must be finite and >= 0 \(got nan\)"),
+    ("eps-inf", ops.fused_add_rms_norm,
+     lambda: (_t(2, 3), _t(2, 3), _t(3), math.inf),
+     r"eps must be finite and >= 0 \(got inf\)"),
+    ("residual-shape", ops.fused_add_rms_norm,
+     lambda: (_t(2, 3), _t(2, 4), _t(3), 1e-6),
+     r"residual must have the same shape as x"),
+    ("residual-rank", ops.fused_add_rms_norm,
+     lambda: (_t(2, 3), _t(1, 2, 3), _t(3), 1e-6),
+     r"residual must have the same shape as x"),
+    ("residual-dtype", ops.fused_add_rms_norm,
+     lambda: (_t(2, 3), _t(2, 3, dtype=torch.float16), _t(3), 1e-6),
+     r"residual must have x's dtype Float \(got Half\)"),
+    ("weight-shape", ops.fused_add_rms_norm,
+     lambda: (_t(2, 3), _t(2, 3), _t(4), 1e-6),
+     r"weight must have shape \[N\] where N is x's last dimension"),
+    ("weight-rank", ops.fused_add_rms_norm,
+     lambda: (_t(2, 3), _t(2, 3), _t(1, 3), 1e-6),
+     r"weight must have shape \[N\]"),
+    ("weight-dtype", ops.fused_add_rms_norm,
+     lambda: (_t(2, 3, dtype=torch.float16), _t(2, 3, dtype=torch.float16),
+              _t(3, dtype=torch.float64), 1e-6),
+     r"weight must have x's dtype Half or float32 \(got Double\)"),
+    ("x-int-fused", ops.fused_add_rms_norm,
+     lambda: (torch.ones(2, 3, dtype=torch.int64),
+              torch.ones(2, 3, dtype=torch.int64), _t(3), 1e-6),
+     r"fused_add_rms_norm: x must be float32"),
+    ("inplace-overlap", ops.fused_add_rms_norm_,
+     lambda: (lambda b: (b[:, :3], b[:, 2:5], _t(3), 1e-6))(_t(4, 5)),
+     r"x and residual are both written in place and must not overlap"),
+    ("inplace-same", ops.fused_add_rms_norm_,
+     lambda: (lambda b: (b, b, _t(3), 1e-6))(_t(4, 3)),
+     r"x and residual are both written in place and must not overlap"),
+    ("inplace-expanded", ops.fused_add_rms_norm_,
+     lambda: (_t(1, 3).expand(4, 3), _t(4, 3), _t(3), 1e-6),
+     r"x is written in place and must not have internal overlap"),
+    ("reference-rank0", ops.rms_norm_rows_reference, lambda: (_t(), 1e-6),
+     r"rms_norm_rows_reference: x must have rank >= 1"),
+    ("reference-weight", ops.fused_add_rms_norm_reference,
+     lambda: (_t(2, 3), _t(2, 3), _t(4), 1e-6),
+     r"weight must have shape \[N\]"),
+]
+
+
+@pytest.mark.parametrize("name,op,build,msg", CASES, ids=[c[0] for c in CASES])
+def test_error_real(name, op, build, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        op(*build())
+
+
+@pytest.mark.parametrize("name,op,build,msg", CASES, ids=[c[0] for c in CASES])
+def test_error_fake(name, op, build, msg):
+    args = build()
+    with FakeTensorMode(shape_env=ShapeEnv()) as mode:
+        fake = tuple(mode.from_tensor(a) if isinstance(a, torch.Tensor) else a
+                     for a in args)
+        with pytest.raises(RuntimeError, match=msg):
+            op(*fake)
+
+
+def _on_device(name, args, device):
+    """The case's arguments on another device, with aliasing rebuilt there
+    (moving tensors one by one would give each its own storage)."""
+    eps = args[-1]
+    w = args[2].to(device) if len(args) == 4 else None
+    if name == "inplace-overlap":
+        b = torch.empty(4, 5, device=device)
+        return (b[:, :3], b[:, 2:5], w, eps)
+    if name == "inplace-same":
+        b = torch.empty(4, 3, device=device)
+        return (b, b, w, eps)
+    if name == "inplace-expanded":
+        return (torch.empty(1, 3, device=device).expand(4, 3),
+                torch.empty(4, 3, device=device), w, eps)
+    return tuple(_move(a, device) for a in args)
+
+
+def _move(a, device):
+    """Same strides on `device`; meta tensors carry no values."""
+    if not isinstance(a, torch.Tensor):
+        return a
+    t = torch.empty_strided(a.size(), a.stride(), dtype=a.dtype, device=device)
+    return t if device == "meta" else t.copy_(a)
+
+
+@pytest.mark.parametrize("name,op,build,msg", CASES, ids=[c[0] for c in CASES])
+def test_error_meta(name, op, build, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        op(*_on_device(name, build(), "meta"))
+
+
+def test_error_device_mismatch():
+    x = torch.randn(2, 3)
+    with pytest.raises(RuntimeError,
+                       match=r"residual must be on x's device cpu \(got meta\)"):
+        ops.fused_add_rms_norm(x, torch.empty(2, 3, device="meta"),
+                               torch.ones(3), 1e-6)
+    with pytest.raises(RuntimeError,
+                       match=r"weight must be on x's device cpu \(got meta\)"):
+        ops.fused_add_rms_norm(x, x, torch.empty(3, device="meta"), 1e-6)
+
+
+@pytest.mark.parametrize("device", [device_param("cuda")])
+@pytest.mark.parametrize("name,op,build,msg", CASES, ids=[c[0] for c in CASES])
+def test_error_cuda(device, name, op, build, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        op(*_on_device(name, build(), device))
+
+
+def test_noninplace_overlap_is_fine():
+    """The functional op may read overlapping inputs (no writes)."""
+    b = torch.randn(4, 5)
+    out, h, _ = ops.fused_add_rms_norm(b[:, :3], b[:, 2:5], torch.ones(3), 1e-6)
+    torch.testing.assert_close(h, b[:, :3] + b[:, 2:5])
