@@ -40,7 +40,7 @@ python:
 	@scripts/setup-env.sh
 
 format:
-	@clang-format -i kernels/*.c kernels/*.h kernels/cuda/*.cu ops/*.cpp ops/*.h tests/c/*.c tests/c/*.h
+	@clang-format -i kernels/*.[ch] kernels/cuda/*.cu ops/*.cpp ops/*.h tests/c/*.[ch]
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log

@@ -44,11 +44,11 @@ int rowops_check_call(const rowops_call *c, char *err, size_t len)
         return fail(err, len, "x: rank %d exceeds the C descriptor limit %d",
                     c->x.rank, ROWOPS_MAX_RANK);
     if (!is_float_dtype(c->x.dtype))
-        return fail(err, len, "x: dtype must be float32, float16, bfloat16 "
-                              "or float64");
+        return fail(err, len,
+                    "x: dtype must be float32, float16, bfloat16 "
+                    "or float64");
     if (!(c->eps >= 0.0) || !isfinite(c->eps))
-        return fail(err, len, "eps: must be finite and >= 0 (got %g)",
-                    c->eps);
+        return fail(err, len, "eps: must be finite and >= 0 (got %g)", c->eps);
     for (int d = 0; d < c->x.rank; ++d)
         if (c->x.sizes[d] < 0)
             return fail(err, len, "x: size %d is negative", d);
@@ -56,8 +56,9 @@ int rowops_check_call(const rowops_call *c, char *err, size_t len)
         return fail(err, len, "out: must have x's shape and dtype");
     if (c->rstd.rank != c->x.rank - 1 ||
         c->rstd.dtype != rowops_acc_dtype(c->x.dtype))
-        return fail(err, len, "rstd: must have x's leading shape and dtype "
-                              "%s",
+        return fail(err, len,
+                    "rstd: must have x's leading shape and dtype "
+                    "%s",
                     rowops_dtype_name(rowops_acc_dtype(c->x.dtype)));
     for (int d = 0; d + 1 < c->x.rank; ++d)
         if (c->rstd.sizes[d] != c->x.sizes[d])
@@ -72,17 +73,16 @@ int rowops_check_call(const rowops_call *c, char *err, size_t len)
         return fail(err, len, "residual: must have x's dtype %s (got %s)",
                     rowops_dtype_name(c->x.dtype),
                     rowops_dtype_name(c->residual.dtype));
-    if (c->weight.rank != 1 ||
-        c->weight.sizes[0] != c->x.sizes[c->x.rank - 1])
-        return fail(err, len, "weight: must have shape [N] with N = x's "
-                              "last dimension");
+    if (c->weight.rank != 1 || c->weight.sizes[0] != c->x.sizes[c->x.rank - 1])
+        return fail(err, len,
+                    "weight: must have shape [N] with N = x's "
+                    "last dimension");
     if (c->weight.dtype != c->x.dtype && c->weight.dtype != ROWOPS_F32)
         return fail(err, len, "weight: dtype must be x's dtype or float32");
     if (!same_sizes(&c->x, &c->residual_out) ||
         c->residual_out.dtype != c->x.dtype)
         return fail(err, len, "residual_out: must have x's shape and dtype");
-    if (c->residual.device != c->x.device ||
-        c->weight.device != c->x.device ||
+    if (c->residual.device != c->x.device || c->weight.device != c->x.device ||
         c->residual_out.device != c->x.device)
         return fail(err, len, "residual: all tensors must be on x's device");
     return 0;

@@ -4,136 +4,153 @@
  * residual_out and accumulates h^2), pass 2 reads x (or h back from
  * residual_out) and writes out. Reading h back instead of recomputing it is
  * what makes the in-place form safe. Four partial sums keep the float32
- * accumulation error low on long rows. */
+ * accumulation error low on long rows. The row helpers are generated once
+ * per storage type so every inner loop is branch-free. */
 #include "rowops.h"
 #include "rowops_elem.h"
 
 #include <math.h>
 
-typedef struct row_view {
-    char *x, *residual, *out, *residual_out;
-    int64_t sx, sr, so, sro, sw; /* last-dimension strides, in elements */
-} row_view;
-
-static inline void *at_offset(const rowops_tensor *t, int64_t offset)
+static inline float f32_id(float v)
 {
-    return (char *)t->data + offset * (int64_t)rowops_dtype_size(t->dtype);
+    return v;
 }
 
-static float sumsq_f32(const void *p, int64_t stride, int64_t n,
-                       rowops_dtype dt)
-{
-    float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; ++k) {
-            const float v = rowops_load_f(p, (i + k) * stride, dt);
-            acc[k] += v * v;
-        }
-    for (; i < n; ++i) {
-        const float v = rowops_load_f(p, i * stride, dt);
-        acc[0] += v * v;
+#define DEFINE_ROW_HELPERS(SUF, T, TO_F, FROM_F)                               \
+    static float sumsq_##SUF(const T *p, int64_t s, int64_t n)                 \
+    {                                                                          \
+        float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;                          \
+        int64_t i = 0;                                                         \
+        for (; i + 4 <= n; i += 4) {                                           \
+            const float v0 = TO_F(p[i * s]), v1 = TO_F(p[(i + 1) * s]);        \
+            const float v2 = TO_F(p[(i + 2) * s]), v3 = TO_F(p[(i + 3) * s]);  \
+            a0 += v0 * v0;                                                     \
+            a1 += v1 * v1;                                                     \
+            a2 += v2 * v2;                                                     \
+            a3 += v3 * v3;                                                     \
+        }                                                                      \
+        for (; i < n; ++i) {                                                   \
+            const float v = TO_F(p[i * s]);                                    \
+            a0 += v * v;                                                       \
+        }                                                                      \
+        return (a0 + a1) + (a2 + a3);                                          \
+    }                                                                          \
+    static void add_##SUF(const T *x, int64_t sx, const T *r, int64_t sr,      \
+                          T *h, int64_t sh, int64_t n)                         \
+    {                                                                          \
+        for (int64_t i = 0; i < n; ++i)                                        \
+            h[i * sh] = FROM_F(TO_F(x[i * sx]) + TO_F(r[i * sr]));             \
+    }                                                                          \
+    static void scale_##SUF(const T *src, int64_t ss, float rstd,              \
+                            const void *w, rowops_dtype wdt, int64_t sw,       \
+                            T *out, int64_t so, int64_t n)                     \
+    {                                                                          \
+        if (!w) {                                                              \
+            for (int64_t i = 0; i < n; ++i)                                    \
+                out[i * so] = FROM_F(TO_F(src[i * ss]) * rstd);                \
+        } else if (wdt == ROWOPS_F32) {                                        \
+            const float *wf = w;                                               \
+            for (int64_t i = 0; i < n; ++i)                                    \
+                out[i * so] = FROM_F(TO_F(src[i * ss]) * rstd * wf[i * sw]);   \
+        } else {                                                               \
+            const T *wt = w;                                                   \
+            for (int64_t i = 0; i < n; ++i)                                    \
+                out[i * so] =                                                  \
+                    FROM_F(TO_F(src[i * ss]) * rstd * TO_F(wt[i * sw]));       \
+        }                                                                      \
+    }                                                                          \
+    static void row_##SUF(const rowops_call *c, const T *x, const T *r,        \
+                          const void *w, T *out, T *h, int64_t n,              \
+                          float *rstd_out)                                     \
+    {                                                                          \
+        const int rk = c->x.rank - 1;                                          \
+        const T *src = x;                                                      \
+        int64_t ss = c->x.strides[rk];                                         \
+        if (h) {                                                               \
+            add_##SUF(x, ss, r, c->residual.strides[rk], h,                    \
+                      c->residual_out.strides[rk], n);                         \
+            src = h;                                                           \
+            ss = c->residual_out.strides[rk];                                  \
+        }                                                                      \
+        const float mean = sumsq_##SUF(src, ss, n) / (float)(n > 0 ? n : 1);   \
+        const float rstd = 1.0f / sqrtf(mean + (float)c->eps);                 \
+        scale_##SUF(src, ss, rstd, w, c->weight.dtype,                         \
+                    w ? c->weight.strides[0] : 0, out, c->out.strides[rk], n); \
+        *rstd_out = rstd;                                                      \
     }
-    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-}
 
-static double sumsq_f64(const void *p, int64_t stride, int64_t n)
-{
-    double acc[4] = {0., 0., 0., 0.};
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; ++k) {
-            const double v = ((const double *)p)[(i + k) * stride];
-            acc[k] += v * v;
-        }
-    for (; i < n; ++i) {
-        const double v = ((const double *)p)[i * stride];
-        acc[0] += v * v;
-    }
-    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-}
+DEFINE_ROW_HELPERS(f32, float, f32_id, f32_id)
+DEFINE_ROW_HELPERS(f16, uint16_t, rowops_f16_to_f32, rowops_f32_to_f16)
+DEFINE_ROW_HELPERS(bf16, uint16_t, rowops_bf16_to_f32, rowops_f32_to_bf16)
 
-/* h = x + residual rounded to dt, stored to residual_out. */
-static void add_rows(const row_view *v, int64_t n, rowops_dtype dt)
+/* float64: double accumulation; weight is float64 or float32. */
+static void row_f64(const rowops_call *c, const double *x, const double *r,
+                    const void *w, double *out, double *h, int64_t n,
+                    double *rstd_out)
 {
-    if (dt == ROWOPS_F64) {
+    const int rk = c->x.rank - 1;
+    const double *src = x;
+    int64_t ss = c->x.strides[rk];
+    if (h) {
+        const int64_t sr = c->residual.strides[rk];
+        const int64_t sh = c->residual_out.strides[rk];
         for (int64_t i = 0; i < n; ++i)
-            ((double *)v->residual_out)[i * v->sro] =
-                ((const double *)v->x)[i * v->sx] +
-                ((const double *)v->residual)[i * v->sr];
-        return;
+            h[i * sh] = x[i * ss] + r[i * sr];
+        src = h;
+        ss = sh;
     }
-    for (int64_t i = 0; i < n; ++i)
-        rowops_store_f(v->residual_out, i * v->sro, dt,
-                       rowops_load_f(v->x, i * v->sx, dt) +
-                           rowops_load_f(v->residual, i * v->sr, dt));
+    double a[4] = {0., 0., 0., 0.};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; ++k)
+            a[k] += src[(i + k) * ss] * src[(i + k) * ss];
+    for (; i < n; ++i)
+        a[0] += src[i * ss] * src[i * ss];
+    const double mean = ((a[0] + a[1]) + (a[2] + a[3])) / (double)(n ? n : 1);
+    const double rstd = 1.0 / sqrt(mean + c->eps);
+    const int64_t so = c->out.strides[rk];
+    const int64_t sw = w ? c->weight.strides[0] : 0;
+    for (i = 0; i < n; ++i) {
+        double y = src[i * ss] * rstd;
+        if (w)
+            y *= rowops_load_d(w, i * sw, c->weight.dtype);
+        out[i * so] = y;
+    }
+    *rstd_out = rstd;
 }
 
-static void scale_row(const rowops_call *c, const row_view *v, int64_t n,
-                      const char *src, int64_t ss, double rstd)
+static void *at_row(const rowops_tensor *t, int64_t row)
 {
-    const rowops_dtype dt = c->x.dtype;
-    const void *w = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM ? c->weight.data
-                                                           : NULL;
-    if (dt == ROWOPS_F64) {
-        for (int64_t i = 0; i < n; ++i) {
-            double y = ((const double *)src)[i * ss] * rstd;
-            if (w)
-                y *= rowops_load_d(w, i * v->sw, c->weight.dtype);
-            ((double *)v->out)[i * v->so] = y;
-        }
-        return;
-    }
-    const float r = (float)rstd;
-    for (int64_t i = 0; i < n; ++i) {
-        float y = rowops_load_f(src, i * ss, dt) * r;
-        if (w)
-            y *= rowops_load_f(w, i * v->sw, c->weight.dtype);
-        rowops_store_f(v->out, i * v->so, dt, y);
-    }
+    return (char *)t->data + rowops_tensor_row_offset(t, row) *
+                                 (int64_t)rowops_dtype_size(t->dtype);
 }
 
 void rowops_cpu_strided(const rowops_call *c, int64_t row_begin,
                         int64_t row_end)
 {
-    const int rank = c->x.rank;
-    const int64_t n = c->x.sizes[rank - 1];
-    const rowops_dtype dt = c->x.dtype;
+    const int64_t n = c->x.sizes[c->x.rank - 1];
     const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    row_view v = {0};
-    v.sx = c->x.strides[rank - 1];
-    v.so = c->out.strides[rank - 1];
-    if (fused) {
-        v.sr = c->residual.strides[rank - 1];
-        v.sro = c->residual_out.strides[rank - 1];
-        v.sw = c->weight.strides[0];
-    }
+    const void *w = fused ? c->weight.data : NULL;
     for (int64_t row = row_begin; row < row_end; ++row) {
-        v.x = at_offset(&c->x, rowops_tensor_row_offset(&c->x, row));
-        v.out = at_offset(&c->out, rowops_tensor_row_offset(&c->out, row));
-        const char *src = v.x;
-        int64_t ss = v.sx;
-        if (fused) {
-            v.residual = at_offset(
-                &c->residual, rowops_tensor_row_offset(&c->residual, row));
-            v.residual_out =
-                at_offset(&c->residual_out,
-                          rowops_tensor_row_offset(&c->residual_out, row));
-            add_rows(&v, n, dt);
-            src = v.residual_out;
-            ss = v.sro;
-        }
-        const double denom = n > 0 ? (double)n : 1.0;
-        double rstd;
-        if (dt == ROWOPS_F64) {
-            rstd = 1.0 / sqrt(sumsq_f64(src, ss, n) / denom + c->eps);
-        } else {
-            const float mean = sumsq_f32(src, ss, n, dt) / (float)denom;
-            rstd = (double)(1.0f / sqrtf(mean + (float)c->eps));
-        }
-        scale_row(c, &v, n, src, ss, rstd);
+        const void *x = at_row(&c->x, row);
+        const void *r = fused ? at_row(&c->residual, row) : NULL;
+        void *out = at_row(&c->out, row);
+        void *h = fused ? at_row(&c->residual_out, row) : NULL;
         const int64_t ro = rowops_index_offset(c->rstd.sizes, c->rstd.strides,
                                                c->rstd.rank, row);
-        rowops_store_d(c->rstd.data, ro, c->rstd.dtype, rstd);
+        switch (c->x.dtype) {
+        case ROWOPS_F64:
+            row_f64(c, x, r, w, out, h, n, (double *)c->rstd.data + ro);
+            break;
+        case ROWOPS_F16:
+            row_f16(c, x, r, w, out, h, n, (float *)c->rstd.data + ro);
+            break;
+        case ROWOPS_BF16:
+            row_bf16(c, x, r, w, out, h, n, (float *)c->rstd.data + ro);
+            break;
+        default:
+            row_f32(c, x, r, w, out, h, n, (float *)c->rstd.data + ro);
+            break;
+        }
     }
 }

@@ -20,10 +20,10 @@ void rowops_reference_f64(const rowops_call *c, double *out,
         const char *x = (const char *)c->x.data +
                         rowops_tensor_row_offset(&c->x, row) * (int64_t)es;
         const char *r =
-            fused ? (const char *)c->residual.data +
-                        rowops_tensor_row_offset(&c->residual, row) *
-                            (int64_t)es
-                  : NULL;
+            fused
+                ? (const char *)c->residual.data +
+                      rowops_tensor_row_offset(&c->residual, row) * (int64_t)es
+                : NULL;
         double *h = residual_out ? residual_out + row * n : NULL;
         double *y = out + row * n;
         double ss = 0.0;
@@ -37,12 +37,11 @@ void rowops_reference_f64(const rowops_call *c, double *out,
             } else {
                 /* Round the float sum to dt, exactly like eager x + r. */
                 uint64_t tmp = 0;
-                rowops_store_f(&tmp, 0, dt,
-                               rowops_load_f(x, i * c->x.strides[rank - 1],
-                                             dt) +
-                                   rowops_load_f(
-                                       r, i * c->residual.strides[rank - 1],
-                                       dt));
+                rowops_store_f(
+                    &tmp, 0, dt,
+                    rowops_load_f(x, i * c->x.strides[rank - 1], dt) +
+                        rowops_load_f(r, i * c->residual.strides[rank - 1],
+                                      dt));
                 v = rowops_load_d(&tmp, 0, dt);
             }
             if (h)
@@ -55,8 +54,7 @@ void rowops_reference_f64(const rowops_call *c, double *out,
         for (int64_t i = 0; i < n; ++i) {
             y[i] *= rs;
             if (fused)
-                y[i] *= rowops_load_d(c->weight.data,
-                                      i * c->weight.strides[0],
+                y[i] *= rowops_load_d(c->weight.data, i * c->weight.strides[0],
                                       c->weight.dtype);
         }
     }

@@ -17,8 +17,7 @@ static inline float rowops_load_f(const void *base, int64_t i, rowops_dtype dt)
     }
 }
 
-static inline double rowops_load_d(const void *base, int64_t i,
-                                   rowops_dtype dt)
+static inline double rowops_load_d(const void *base, int64_t i, rowops_dtype dt)
 {
     if (dt == ROWOPS_F64)
         return ((const double *)base)[i];

@@ -1,7 +1,9 @@
 #include "descriptor.h"
 
-namespace rowops {
-namespace {
+namespace rowops
+{
+namespace
+{
 
 rowops_dtype to_rowops_dtype(at::ScalarType t)
 {
@@ -10,8 +12,7 @@ rowops_dtype to_rowops_dtype(at::ScalarType t)
     case at::kHalf: return ROWOPS_F16;
     case at::kBFloat16: return ROWOPS_BF16;
     case at::kDouble: return ROWOPS_F64;
-    default:
-        TORCH_INTERNAL_ASSERT(false, "rowops: unvalidated dtype ", t);
+    default: TORCH_INTERNAL_ASSERT(false, "rowops: unvalidated dtype ", t);
     }
 }
 

@@ -7,7 +7,8 @@ extern "C" {
 #include "rowops.h"
 }
 
-namespace rowops {
+namespace rowops
+{
 
 rowops_tensor describe(const at::Tensor &t);
 

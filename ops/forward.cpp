@@ -7,8 +7,10 @@
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
-namespace rowops {
-namespace {
+namespace rowops
+{
+namespace
+{
 
 at::Tensor empty_rstd(const at::Tensor &x)
 {
@@ -88,8 +90,8 @@ fused_add_rms_norm(const at::Tensor &x, const at::Tensor &residual,
 void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
                          const at::Tensor &weight, double eps)
 {
-    check_fused_add_rms_norm_inplace("rowops.fused_add_rms_norm_", x,
-                                     residual, weight, eps);
+    check_fused_add_rms_norm_inplace("rowops.fused_add_rms_norm_", x, residual,
+                                     weight, eps);
     if (x.numel() == 0)
         return;
     // rstd is not returned by the in-place form; it is scratch.
@@ -132,9 +134,10 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
         rstd = empty_rstd(x);
         call = make_fused_call(x, *residual, *weight, eps, out, h, rstd);
     } else {
-        TORCH_CHECK(false, "rowops.explain_dispatch: op must be one of "
-                           "rms_norm_rows, fused_add_rms_norm, "
-                           "fused_add_rms_norm_ (got '",
+        TORCH_CHECK(false,
+                    "rowops.explain_dispatch: op must be one of "
+                    "rms_norm_rows, fused_add_rms_norm, "
+                    "fused_add_rms_norm_ (got '",
                     op, "')");
     }
     const rowops_choice choice = rowops_choose(&call);

@@ -11,7 +11,8 @@ extern "C" {
 #include "rowops.h"
 }
 
-namespace rowops {
+namespace rowops
+{
 
 std::tuple<at::Tensor, at::Tensor> rms_norm_rows(const at::Tensor &x,
                                                  double eps);
@@ -25,7 +26,6 @@ void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
 
 // Runs a CUDA kernel choice; defined in forward_cuda.cpp when built with
 // CUDA, otherwise reports that CUDA is unavailable.
-void run_cuda(const rowops_call &call, rowops_impl impl,
-              const at::Tensor &x);
+void run_cuda(const rowops_call &call, rowops_impl impl, const at::Tensor &x);
 
 } // namespace rowops

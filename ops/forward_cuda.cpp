@@ -6,7 +6,8 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/library.h>
 
-namespace rowops {
+namespace rowops
+{
 
 void run_cuda(const rowops_call &call, rowops_impl impl, const at::Tensor &x)
 {

@@ -1,7 +1,8 @@
 // Built instead of forward_cuda.cpp when the library has no CUDA kernels.
 #include "forward.h"
 
-namespace rowops {
+namespace rowops
+{
 
 void run_cuda(const rowops_call &, rowops_impl impl, const at::Tensor &)
 {

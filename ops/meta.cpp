@@ -5,13 +5,15 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
-namespace rowops {
-namespace {
+namespace rowops
+{
+namespace
+{
 
 at::Tensor empty_like_rows(const at::Tensor &x)
 {
-    return at::empty_symint(x.sym_sizes(),
-                            x.options().memory_format(at::MemoryFormat::Contiguous));
+    return at::empty_symint(
+        x.sym_sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
 }
 
 at::Tensor empty_rstd(const at::Tensor &x)
@@ -41,8 +43,8 @@ void fused_add_rms_norm_inplace_meta(const at::Tensor &x,
                                      const at::Tensor &residual,
                                      const at::Tensor &weight, double eps)
 {
-    check_fused_add_rms_norm_inplace("rowops.fused_add_rms_norm_", x,
-                                     residual, weight, eps);
+    check_fused_add_rms_norm_inplace("rowops.fused_add_rms_norm_", x, residual,
+                                     weight, eps);
 }
 
 } // namespace

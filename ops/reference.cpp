@@ -4,8 +4,10 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
-namespace rowops {
-namespace {
+namespace rowops
+{
+namespace
+{
 
 // rstd = 1/sqrt(mean(h^2) + eps) over the last dim, in the accumulation
 // dtype; an empty row has mean 0, so rstd = 1/sqrt(eps).
@@ -32,8 +34,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor>
 fused_add_rms_norm_reference(const at::Tensor &x, const at::Tensor &residual,
                              const at::Tensor &weight, double eps)
 {
-    check_fused_add_rms_norm("rowops.fused_add_rms_norm_reference", x,
-                             residual, weight, eps);
+    check_fused_add_rms_norm("rowops.fused_add_rms_norm_reference", x, residual,
+                             weight, eps);
     const at::ScalarType acc = accumulation_dtype(x.scalar_type());
     const at::Tensor h = at::add(x, residual); // rounded to x's dtype
     const at::Tensor ha = h.to(acc);

@@ -8,7 +8,8 @@
 
 #include <tuple>
 
-namespace rowops {
+namespace rowops
+{
 
 std::tuple<at::Tensor, at::Tensor> rms_norm_rows_reference(const at::Tensor &x,
                                                            double eps);

@@ -5,8 +5,10 @@
 
 #include <cmath>
 
-namespace rowops {
-namespace {
+namespace rowops
+{
+namespace
+{
 
 bool is_supported_dtype(at::ScalarType t)
 {
@@ -67,8 +69,8 @@ void check_fused_add_rms_norm(const char *op, const at::Tensor &x,
                 ": residual must have the same shape as x (got ",
                 residual.sym_sizes(), " and ", x.sym_sizes(), ")");
     for (int64_t d = 0; d < x.dim(); ++d)
-        TORCH_SYM_CHECK(residual.sym_size(d).sym_eq(x.sym_size(d)),
-                        op, ": residual must have the same shape as x (got ",
+        TORCH_SYM_CHECK(residual.sym_size(d).sym_eq(x.sym_size(d)), op,
+                        ": residual must have the same shape as x (got ",
                         residual.sym_sizes(), " and ", x.sym_sizes(), ")");
     TORCH_CHECK(residual.scalar_type() == x.scalar_type(), op,
                 ": residual must have x's dtype ", x.scalar_type(), " (got ",
@@ -106,8 +108,8 @@ void check_fused_add_rms_norm_inplace(const char *op, const at::Tensor &x,
     c10::SymInt xb, xe, rb, re;
     byte_range(x, xb, xe);
     byte_range(residual, rb, re);
-    const bool overlap = xb.sym_lt(re).sym_and(rb.sym_lt(xe)).guard_bool(
-        __FILE__, __LINE__);
+    const bool overlap =
+        xb.sym_lt(re).sym_and(rb.sym_lt(xe)).guard_bool(__FILE__, __LINE__);
     TORCH_CHECK(!overlap, op,
                 ": x and residual are both written in place and must not "
                 "overlap in memory (their byte ranges in one storage "

@@ -5,7 +5,8 @@
 
 #include <ATen/core/Tensor.h>
 
-namespace rowops {
+namespace rowops
+{
 
 void check_rms_norm_rows(const char *op, const at::Tensor &x, double eps);
 

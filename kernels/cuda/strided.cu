@@ -10,7 +10,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace {
+namespace
+{
 
 /* Leading sizes and strides of one tensor, passed by value. */
 struct row_index {
@@ -42,15 +43,24 @@ __device__ long long offset_of(const row_index &r, long long index)
 }
 
 template <typename T> __device__ float to_f(T v);
-template <> __device__ float to_f<float>(float v) { return v; }
-template <> __device__ float to_f<__half>(__half v) { return __half2float(v); }
+template <> __device__ float to_f<float>(float v)
+{
+    return v;
+}
+template <> __device__ float to_f<__half>(__half v)
+{
+    return __half2float(v);
+}
 template <> __device__ float to_f<__nv_bfloat16>(__nv_bfloat16 v)
 {
     return __bfloat162float(v);
 }
 
 template <typename T> __device__ T from_f(float v);
-template <> __device__ float from_f<float>(float v) { return v; }
+template <> __device__ float from_f<float>(float v)
+{
+    return v;
+}
 template <> __device__ __half from_f<__half>(float v)
 {
     return __float2half_rn(v);
@@ -86,8 +96,7 @@ template <typename Acc> __device__ Acc block_sum(Acc v, Acc *shared)
 }
 
 /* float32, float16 and bfloat16: float32 accumulation. */
-template <typename T>
-__global__ void strided_kernel(strided_params p)
+template <typename T> __global__ void strided_kernel(strided_params p)
 {
     __shared__ float partial[32];
     const bool fused = p.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
@@ -142,8 +151,7 @@ __global__ void strided_kernel_f64(strided_params p)
         long long ss = p.ix.inner;
         double acc = 0.0;
         if (fused) {
-            const double *r =
-                (const double *)p.residual + offset_of(p.ir, row);
+            const double *r = (const double *)p.residual + offset_of(p.ir, row);
             double *h = (double *)p.residual_out + offset_of(p.iro, row);
             for (long long i = threadIdx.x; i < p.n; i += blockDim.x) {
                 const double hv = x[i * p.ix.inner] + r[i * p.ir.inner];

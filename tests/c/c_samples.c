@@ -157,15 +157,13 @@ int c_sample_make(c_sample *s, rowops_op op, rowops_dtype dtype,
         c->weight.sizes[0] = N;
         c->weight.strides[0] = ws;
     }
-    if (inplace && op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
-        layout != C_EXPANDED) {
+    if (inplace && op == ROWOPS_OP_FUSED_ADD_RMS_NORM && layout != C_EXPANDED) {
         c->out = c->x;
         c->residual_out = c->residual;
     } else {
         make_tensor(s, &c->out, dtype, out_layout, B, N, 0, &rng);
         if (op == ROWOPS_OP_FUSED_ADD_RMS_NORM)
-            make_tensor(s, &c->residual_out, dtype, out_layout, B, N, 0,
-                        &rng);
+            make_tensor(s, &c->residual_out, dtype, out_layout, B, N, 0, &rng);
     }
     /* rstd: dense over the leading dims, poisoned. */
     const rowops_dtype acc = rowops_acc_dtype(dtype);

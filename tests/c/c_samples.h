@@ -39,15 +39,15 @@ double c_atol(rowops_dtype dtype);
 /* Minimal test harness. */
 extern int c_failures;
 extern int c_checks;
-#define C_EXPECT(cond, ...)                                                   \
-    do {                                                                      \
-        ++c_checks;                                                           \
-        if (!(cond)) {                                                        \
-            ++c_failures;                                                     \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fprintf(stderr, "\n");                                            \
-        }                                                                     \
+#define C_EXPECT(cond, ...)                                                    \
+    do {                                                                       \
+        ++c_checks;                                                            \
+        if (!(cond)) {                                                         \
+            ++c_failures;                                                      \
+            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);              \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fprintf(stderr, "\n");                                             \
+        }                                                                      \
     } while (0)
 int c_report(const char *name);
 

@@ -83,8 +83,8 @@ int main(void)
         const uint32_t mid = rowops_f32_bits((float)((lo + hi) / 2));
         for (int d = -2; d <= 2; ++d)
             for (int s = 0; s < 2; ++s) {
-                const float f =
-                    rowops_bits_f32((mid + (uint32_t)d) | (s ? 0x80000000u : 0));
+                const float f = rowops_bits_f32((mid + (uint32_t)d) |
+                                                (s ? 0x80000000u : 0));
                 ++tried;
                 if (!same_or_both_nan16(rowops_f32_to_f16(f), oracle_f16(f)))
                     ++bad;

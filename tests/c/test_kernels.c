@@ -44,8 +44,8 @@ static int close_enough(double got, double want, rowops_dtype dt)
 
 static double element(const rowops_tensor *t, int64_t row, int64_t i)
 {
-    const int64_t off = rowops_tensor_row_offset(t, row) +
-                        i * t->strides[t->rank - 1];
+    const int64_t off =
+        rowops_tensor_row_offset(t, row) + i * t->strides[t->rank - 1];
     return rowops_load_d(t->data, off, t->dtype);
 }
 
@@ -72,11 +72,11 @@ static void check_one(const char *kname, rowops_op op, rowops_dtype dt,
     }
     int bad = 0;
     for (int64_t r = 0; r < rows; ++r) {
-        const double rs = rowops_load_d(
-            c->rstd.data,
-            rowops_index_offset(c->rstd.sizes, c->rstd.strides, c->rstd.rank,
-                                r),
-            c->rstd.dtype);
+        const double rs =
+            rowops_load_d(c->rstd.data,
+                          rowops_index_offset(c->rstd.sizes, c->rstd.strides,
+                                              c->rstd.rank, r),
+                          c->rstd.dtype);
         /* float32 accumulation over up to 65536 terms: 1e-5 relative */
         const double rtol = dt == ROWOPS_F64 ? 1e-12 : 1e-5;
         if (!(fabs(rs - ref_rstd[r]) <= rtol * fabs(ref_rstd[r]))) {
@@ -85,12 +85,11 @@ static void check_one(const char *kname, rowops_op op, rowops_dtype dt,
             ++bad;
         }
         for (int64_t i = 0; i < N; ++i) {
-            if (!close_enough(element(&c->out, r, i), ref_out[r * N + i],
-                              dt)) {
+            if (!close_enough(element(&c->out, r, i), ref_out[r * N + i], dt)) {
                 if (!bad)
                     fprintf(stderr, "  row %lld col %lld: out %.9g want %.9g\n",
-                            (long long)r, (long long)i,
-                            element(&c->out, r, i), ref_out[r * N + i]);
+                            (long long)r, (long long)i, element(&c->out, r, i),
+                            ref_out[r * N + i]);
                 ++bad;
             }
             if (op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
@@ -119,7 +118,7 @@ static void check_special_values(void)
     uint16_t *x = s.call.x.data;
     for (int64_t i = 0; i < N; ++i)
         x[2 * N + i] = rowops_f32_to_f16(i % 2 ? 60000.f : -30000.f);
-    x[0 * N + 3] = 0x7e00u;               /* NaN in row 0 */
+    x[0 * N + 3] = 0x7e00u;                     /* NaN in row 0 */
     x[1 * N + 5] = rowops_f32_to_f16(INFINITY); /* Inf in row 1 */
     rowops_cpu_strided(&s.call, 0, 3);
     const uint16_t *y = s.call.out.data;
@@ -153,9 +152,9 @@ static void check_special_values(void)
 
 int main(void)
 {
-    static const int64_t shapes[][2] = {{1, 1},  {3, 7},    {5, 64}, {4, 4097},
-                                        {2, 0},  {0, 5},    {7, 33}, {1, 65536},
-                                        {6, 255}};
+    static const int64_t shapes[][2] = {{1, 1},    {3, 7},     {5, 64},
+                                        {4, 4097}, {2, 0},     {0, 5},
+                                        {7, 33},   {1, 65536}, {6, 255}};
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
                                    ROWOPS_F64};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
@@ -169,7 +168,8 @@ int main(void)
                         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0];
                              ++s)
                             for (int inplace = 0;
-                                 inplace <= (op == ROWOPS_OP_FUSED_ADD_RMS_NORM);
+                                 inplace <=
+                                 (op == ROWOPS_OP_FUSED_ADD_RMS_NORM);
                                  ++inplace)
                                 check_one(kernels[k].name, (rowops_op)op,
                                           dtypes[d], wdt, (c_layout)l,
