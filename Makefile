@@ -40,7 +40,7 @@ python:
 	@scripts/setup-env.sh
 
 format:
-	@clang-format -i kernels/*.[ch] kernels/cuda/*.cu ops/*.cpp ops/*.h tests/c/*.[ch]
+	@clang-format -i kernels/*.[ch] kernels/cuda/*.cu kernels/cuda/*.cuh ops/*.cpp ops/*.h tests/c/*.[ch]
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log

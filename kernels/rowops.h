@@ -39,6 +39,9 @@ typedef struct rowops_call {
     rowops_tensor residual_out;
     rowops_tensor rstd;
     double eps;
+    /* CUDA compute capability of x's device (e.g. 90), 0 if unknown or not
+     * CUDA; filled by the caller, read by the eligibility function. */
+    int cuda_arch;
 } rowops_call;
 
 /* The implementations the eligibility function can pick. */
@@ -46,6 +49,9 @@ typedef enum rowops_impl {
     ROWOPS_IMPL_CPU_STRIDED = 0,
     ROWOPS_IMPL_CUDA_STRIDED = 1,
     ROWOPS_IMPL_REFERENCE = 2,
+    ROWOPS_IMPL_CPU_FAST_AVX2 = 3,
+    ROWOPS_IMPL_CPU_FAST_PORTABLE = 4,
+    ROWOPS_IMPL_CUDA_FAST = 5,
     ROWOPS_IMPL_COUNT
 } rowops_impl;
 
@@ -53,6 +59,17 @@ typedef struct rowops_choice {
     rowops_impl impl;
     char reason[200];
 } rowops_choice;
+
+/* Fast-path conditions (see rowops_choose and the README). */
+#define ROWOPS_CPU_VECTOR_BYTES 32  /* AVX2 */
+#define ROWOPS_CUDA_VECTOR_BYTES 16 /* one 128-bit load */
+#define ROWOPS_CUDA_MIN_ARCH 80
+/* A row of h is kept in L1/L2 (CPU) or registers (CUDA) between the
+ * reduction and the scaling; 128 KiB per row bounds N per dtype. */
+#define ROWOPS_ONE_PASS_BYTES 131072
+
+/* The largest N the one-pass fast kernels accept for a dtype (0: none). */
+int64_t rowops_one_pass_limit(rowops_dtype dtype);
 
 const char *rowops_op_name(rowops_op op);
 const char *rowops_impl_name(rowops_impl impl);
@@ -71,6 +88,17 @@ int rowops_check_call(const rowops_call *call, char *err, size_t err_len);
  * dtype. Threading is the caller's: disjoint row ranges may run in parallel. */
 void rowops_cpu_strided(const rowops_call *call, int64_t row_begin,
                         int64_t row_end);
+
+/* Fast CPU kernels over rows [row_begin, row_end), for calls the
+ * eligibility function admitted to the fast path. */
+void rowops_cpu_fast_avx2(const rowops_call *call, int64_t row_begin,
+                          int64_t row_end);
+void rowops_cpu_fast_portable(const rowops_call *call, int64_t row_begin,
+                              int64_t row_end);
+
+/* Fast CUDA kernel (16-byte vectors, row kept in registers), for calls the
+ * eligibility function admitted. Same return convention as below. */
+int rowops_cuda_fast(const rowops_call *call, void *stream);
 
 /* Strided CUDA kernel over every row, launched on `stream` (a
  * cudaStream_t). Returns 0 or the cudaError_t of the launch. Defined only

@@ -3,6 +3,10 @@
 #include "reference.h"
 #include "validate.h"
 
+extern "C" {
+#include "cpu_features.h"
+}
+
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/library.h>
@@ -24,22 +28,37 @@ int64_t grain_rows(int64_t n)
     return std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
 }
 
-void run_cpu_strided(const rowops_call &call)
+using cpu_kernel = void (*)(const rowops_call *, int64_t, int64_t);
+
+void run_cpu(const rowops_call &call, cpu_kernel kernel)
 {
     const int64_t rows = rowops_tensor_rows(&call.x);
     const int64_t n = call.x.sizes[call.x.rank - 1];
-    at::parallel_for(0, rows, grain_rows(n), [&](int64_t b, int64_t e) {
-        rowops_cpu_strided(&call, b, e);
-    });
+    at::parallel_for(0, rows, grain_rows(n),
+                     [&](int64_t b, int64_t e) { kernel(&call, b, e); });
 }
+
+// The implementation the last call on this thread ran (for tests that
+// assert which implementation ran, not just which would be chosen).
+thread_local rowops_impl last_impl = ROWOPS_IMPL_COUNT;
 
 // Runs the chosen kernel. Returns false if the choice is the reference,
 // which the caller runs (it has the op-specific arguments).
-bool run_kernel(const rowops_call &call, const at::Tensor &x)
+bool run_kernel(rowops_call &call, const at::Tensor &x)
 {
+    call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;
     const rowops_choice choice = rowops_choose(&call);
+    last_impl = choice.impl;
     switch (choice.impl) {
-    case ROWOPS_IMPL_CPU_STRIDED: run_cpu_strided(call); return true;
+    case ROWOPS_IMPL_CPU_STRIDED:
+        run_cpu(call, rowops_cpu_strided);
+        return true;
+    case ROWOPS_IMPL_CPU_FAST_AVX2:
+        run_cpu(call, rowops_cpu_fast_avx2);
+        return true;
+    case ROWOPS_IMPL_CPU_FAST_PORTABLE:
+        run_cpu(call, rowops_cpu_fast_portable);
+        return true;
     case ROWOPS_IMPL_REFERENCE: return false;
     default: run_cuda(call, choice.impl, x); return true;
     }
@@ -55,7 +74,7 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_rows(const at::Tensor &x,
     at::Tensor rstd = empty_rstd(x);
     if (x.numel() == 0 && rstd.numel() == 0)
         return {y, rstd};
-    const rowops_call call = make_rms_norm_rows_call(x, eps, y, rstd);
+    rowops_call call = make_rms_norm_rows_call(x, eps, y, rstd);
     if (!run_kernel(call, x)) {
         auto [ry, rr] = rms_norm_rows_reference(x, eps);
         y.copy_(ry);
@@ -75,8 +94,7 @@ fused_add_rms_norm(const at::Tensor &x, const at::Tensor &residual,
     at::Tensor rstd = empty_rstd(x);
     if (x.numel() == 0 && rstd.numel() == 0)
         return {out, h, rstd};
-    const rowops_call call =
-        make_fused_call(x, residual, weight, eps, out, h, rstd);
+    rowops_call call = make_fused_call(x, residual, weight, eps, out, h, rstd);
     if (!run_kernel(call, x)) {
         auto [ro, rh, rr] =
             fused_add_rms_norm_reference(x, residual, weight, eps);
@@ -96,7 +114,7 @@ void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
         return;
     // rstd is not returned by the in-place form; it is scratch.
     at::Tensor rstd = empty_rstd(x);
-    const rowops_call call =
+    rowops_call call =
         make_fused_call(x, residual, weight, eps, x, residual, rstd);
     if (!run_kernel(call, x)) {
         auto [ro, rh, rr] =
@@ -140,8 +158,21 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
                     "fused_add_rms_norm_ (got '",
                     op, "')");
     }
+    call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;
     const rowops_choice choice = rowops_choose(&call);
     return std::string(rowops_impl_name(choice.impl)) + ": " + choice.reason;
+}
+
+// Test hooks: which implementation the last call on this thread ran, and
+// pretending the CPU lacks features (mask of ROWOPS_CPU_*; -1 restores).
+std::string last_dispatch()
+{
+    return last_impl == ROWOPS_IMPL_COUNT ? "" : rowops_impl_name(last_impl);
+}
+
+int64_t force_cpu_features(int64_t mask)
+{
+    return rowops_cpu_features_override(static_cast<int>(mask));
 }
 
 TORCH_LIBRARY_IMPL(rowops, CPU, m)
@@ -159,6 +190,12 @@ TORCH_LIBRARY_IMPL(rowops, CompositeExplicitAutograd, m)
     m.impl("fused_add_rms_norm", &fused_add_rms_norm);
     m.impl("fused_add_rms_norm_", &fused_add_rms_norm_);
     m.impl("_explain_dispatch", &explain_dispatch);
+}
+
+TORCH_LIBRARY_FRAGMENT(rowops, m)
+{
+    m.def("_last_dispatch() -> str", &last_dispatch);
+    m.def("_force_cpu_features(int mask) -> int", &force_cpu_features);
 }
 
 } // namespace rowops

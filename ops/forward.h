@@ -24,6 +24,10 @@ fused_add_rms_norm(const at::Tensor &x, const at::Tensor &residual,
 void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
                          const at::Tensor &weight, double eps);
 
+// Compute capability (major * 10 + minor) of a CUDA tensor's device; 0
+// when built without CUDA.
+int cuda_arch(const at::Tensor &x);
+
 // Runs a CUDA kernel choice; defined in forward_cuda.cpp when built with
 // CUDA, otherwise reports that CUDA is unavailable.
 void run_cuda(const rowops_call &call, rowops_impl impl, const at::Tensor &x);

@@ -9,14 +9,22 @@
 namespace rowops
 {
 
+int cuda_arch(const at::Tensor &x)
+{
+    const cudaDeviceProp *prop = at::cuda::getDeviceProperties(x.get_device());
+    return prop->major * 10 + prop->minor;
+}
+
 void run_cuda(const rowops_call &call, rowops_impl impl, const at::Tensor &x)
 {
-    TORCH_INTERNAL_ASSERT(impl == ROWOPS_IMPL_CUDA_STRIDED,
-                          "rowops: no CUDA runner for ",
-                          rowops_impl_name(impl));
+    TORCH_INTERNAL_ASSERT(
+        impl == ROWOPS_IMPL_CUDA_STRIDED || impl == ROWOPS_IMPL_CUDA_FAST,
+        "rowops: no CUDA runner for ", rowops_impl_name(impl));
     const c10::cuda::CUDAGuard guard(x.device());
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
-    const int err = rowops_cuda_strided(&call, stream);
+    const int err = impl == ROWOPS_IMPL_CUDA_FAST
+                        ? rowops_cuda_fast(&call, stream)
+                        : rowops_cuda_strided(&call, stream);
     TORCH_CHECK(err == 0, "rowops: CUDA kernel launch failed: ",
                 cudaGetErrorString(static_cast<cudaError_t>(err)));
 }

@@ -57,8 +57,8 @@ def main():
                 t_eager = time_call(lambda: eager_unfused(x, r, w, 1e-6))
                 print(f"{layout:<11}{str(dtype)[6:]:<10}{B:>6}{N:>6}  "
                       f"{impl:<12}{t_op:>10.1f}{t_ref:>14.1f}{t_eager:>10.1f}")
-    print("The strided kernel is the correctness baseline; the vectorized "
-          "fast path comes with the dispatch issue.")
+    print("impl is what the eligibility function chose (rowops.explain_dispatch);"
+          " transposed inputs with B > 1 run the strided kernel.")
 
 
 if __name__ == "__main__":

@@ -4,22 +4,12 @@
  * thread in pass 2 (in-place safe) and only the reduction needs a barrier.
  * Three layers as in ggml: __global__ kernel (pointers, strides, scalars),
  * static launcher (grid, block, stream), public entry (descriptor). */
-#include "../rowops.h"
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
+#include "common.cuh"
 
 namespace
 {
 
-/* Leading sizes and strides of one tensor, passed by value. */
-struct row_index {
-    int ndim;
-    long long sizes[ROWOPS_MAX_RANK];
-    long long strides[ROWOPS_MAX_RANK];
-    long long inner; /* last-dimension stride */
-};
+using namespace rowops_cuda;
 
 struct strided_params {
     int op;
@@ -32,44 +22,6 @@ struct strided_params {
     long long weight_stride;
 };
 
-__device__ long long offset_of(const row_index &r, long long index)
-{
-    long long off = 0;
-    for (int d = r.ndim - 1; d >= 0; --d) {
-        off += (index % r.sizes[d]) * r.strides[d];
-        index /= r.sizes[d];
-    }
-    return off;
-}
-
-template <typename T> __device__ float to_f(T v);
-template <> __device__ float to_f<float>(float v)
-{
-    return v;
-}
-template <> __device__ float to_f<__half>(__half v)
-{
-    return __half2float(v);
-}
-template <> __device__ float to_f<__nv_bfloat16>(__nv_bfloat16 v)
-{
-    return __bfloat162float(v);
-}
-
-template <typename T> __device__ T from_f(float v);
-template <> __device__ float from_f<float>(float v)
-{
-    return v;
-}
-template <> __device__ __half from_f<__half>(float v)
-{
-    return __float2half_rn(v);
-}
-template <> __device__ __nv_bfloat16 from_f<__nv_bfloat16>(float v)
-{
-    return __float2bfloat16_rn(v);
-}
-
 __device__ float load_weight(const strided_params &p, long long i)
 {
     const long long k = i * p.weight_stride;
@@ -79,20 +31,6 @@ __device__ float load_weight(const strided_params &p, long long i)
         return __bfloat162float(((const __nv_bfloat16 *)p.weight)[k]);
     default: return ((const float *)p.weight)[k];
     }
-}
-
-template <typename Acc> __device__ Acc block_sum(Acc v, Acc *shared)
-{
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0)
-        shared[warp] = v;
-    __syncthreads();
-    Acc total = 0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); ++w)
-        total += shared[w];
-    return total;
 }
 
 /* float32, float16 and bfloat16: float32 accumulation. */
@@ -181,18 +119,6 @@ __global__ void strided_kernel_f64(strided_params p)
             ((double *)p.rstd)[offset_of(p.irstd, row)] = rstd;
         __syncthreads();
     }
-}
-
-row_index make_index(const rowops_tensor *t, int ndim)
-{
-    row_index r = {};
-    r.ndim = ndim;
-    for (int d = 0; d < ndim; ++d) {
-        r.sizes[d] = t->sizes[d];
-        r.strides[d] = t->strides[d];
-    }
-    r.inner = ndim < t->rank ? t->strides[t->rank - 1] : 0;
-    return r;
 }
 
 int launch_strided(const strided_params &p, cudaStream_t stream)

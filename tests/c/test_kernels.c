@@ -2,6 +2,7 @@
  * weight dtype, every layout, in-place and functional, odd and edge sizes.
  * Every output element is checked; outputs start as NaN poison. */
 #include "c_samples.h"
+#include "cpu_features.h"
 #include "reference_f64.h"
 #include "rowops_elem.h"
 
@@ -25,13 +26,32 @@ static void run_strided_split(const rowops_call *c)
     rowops_cpu_strided(c, 0, rows / 2);
 }
 
+static void run_fast_avx2(const rowops_call *c)
+{
+    rowops_cpu_fast_avx2(c, 0, rowops_tensor_rows(&c->x));
+}
+
+static void run_fast_portable(const rowops_call *c)
+{
+    const int64_t rows = rowops_tensor_rows(&c->x);
+    rowops_cpu_fast_portable(c, rows / 2, rows);
+    rowops_cpu_fast_portable(c, 0, rows / 2);
+}
+
+/* fast: runs only on calls the eligibility function sends to a fast path
+ * (and, for AVX2, only where the CPU has the features). */
 static const struct {
     const char *name;
     kernel_fn run;
+    int fast;
 } kernels[] = {
-    {"cpu_strided", run_strided_whole},
-    {"cpu_strided/split", run_strided_split},
+    {"cpu_strided", run_strided_whole, 0},
+    {"cpu_strided/split", run_strided_split, 0},
+    {"cpu_fast_avx2", run_fast_avx2, 1},
+    {"cpu_fast_portable/split", run_fast_portable, 1},
 };
+
+static int fast_runs = 0;
 
 static int close_enough(double got, double want, rowops_dtype dt)
 {
@@ -49,14 +69,27 @@ static double element(const rowops_tensor *t, int64_t row, int64_t i)
     return rowops_load_d(t->data, off, t->dtype);
 }
 
-static void check_one(const char *kname, rowops_op op, rowops_dtype dt,
-                      rowops_dtype wdt, c_layout layout, int64_t B, int64_t N,
-                      int inplace)
+static void check_one(size_t k, rowops_op op, rowops_dtype dt, rowops_dtype wdt,
+                      c_layout layout, int64_t B, int64_t N, int inplace)
 {
     c_sample s;
     c_sample_make(&s, op, dt, wdt, layout, B, N, inplace,
                   (unsigned)(B * 131 + N * 7 + layout));
     const rowops_call *c = &s.call;
+    const char *kname = kernels[k].name;
+    if (kernels[k].fast) {
+        const rowops_impl impl = rowops_choose(c).impl;
+        const int avx2_ok =
+            (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
+            ROWOPS_CPU_FAST_FEATURES;
+        if ((impl != ROWOPS_IMPL_CPU_FAST_AVX2 &&
+             impl != ROWOPS_IMPL_CPU_FAST_PORTABLE) ||
+            (kernels[k].run == run_fast_avx2 && !avx2_ok)) {
+            c_sample_free(&s);
+            return;
+        }
+        ++fast_runs;
+    }
     char err[256];
     C_EXPECT(rowops_check_call(c, err, sizeof err) == 0, "invalid sample: %s",
              err);
@@ -65,11 +98,7 @@ static void check_one(const char *kname, rowops_op op, rowops_dtype dt,
     double *ref_h = calloc((size_t)(rows * N + 1), sizeof(double));
     double *ref_rstd = calloc((size_t)(rows + 1), sizeof(double));
     rowops_reference_f64(c, ref_out, ref_h, ref_rstd);
-    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
-        if (strcmp(kernels[k].name, kname) != 0)
-            continue;
-        kernels[k].run(c);
-    }
+    kernels[k].run(c);
     int bad = 0;
     for (int64_t r = 0; r < rows; ++r) {
         const double rs =
@@ -171,10 +200,13 @@ int main(void)
                                  inplace <=
                                  (op == ROWOPS_OP_FUSED_ADD_RMS_NORM);
                                  ++inplace)
-                                check_one(kernels[k].name, (rowops_op)op,
-                                          dtypes[d], wdt, (c_layout)l,
-                                          shapes[s][0], shapes[s][1], inplace);
+                                check_one(k, (rowops_op)op, dtypes[d], wdt,
+                                          (c_layout)l, shapes[s][0],
+                                          shapes[s][1], inplace);
                 }
     check_special_values();
+    printf("fast-kernel runs on eligible samples: %d\n", fast_runs);
+    C_EXPECT(fast_runs > 100, "the fast kernels ran on too few samples (%d)",
+             fast_runs);
     return c_report("test_kernels");
 }

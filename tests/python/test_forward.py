@@ -113,10 +113,10 @@ def test_op_matches_formula_cuda(device, index, poisoned_outputs):
 def test_explain_dispatch_cpu():
     x = torch.randn(4, 8)
     d = rowops.explain_dispatch("rms_norm_rows", x)
-    assert d.impl == "cpu_strided" and "CPU" in d.reason
+    assert d.impl.startswith("cpu_fast") and "CPU fast" in d.reason
     d = rowops.explain_dispatch(torch.ops.rowops.fused_add_rms_norm,
                                 x.t(), x.t(), torch.ones(4))
-    assert d.impl == "cpu_strided"
+    assert d.impl == "cpu_strided" and "last-dimension stride 8" in d.reason
     with pytest.raises(ValueError, match="explain_dispatch: op must be one of"):
         rowops.explain_dispatch("layer_norm", x)
 

@@ -1,0 +1,40 @@
+/* Run-time CPU feature detection, with an override so tests can pretend a
+ * feature is missing. */
+#ifndef ROWOPS_CPU_FEATURES_H
+#define ROWOPS_CPU_FEATURES_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    ROWOPS_CPU_AVX2 = 1u << 0,
+    ROWOPS_CPU_FMA = 1u << 1,
+    ROWOPS_CPU_F16C = 1u << 2,
+    ROWOPS_CPU_AVX512F = 1u << 3
+};
+
+/* What the fast AVX2 kernel needs. */
+#define ROWOPS_CPU_FAST_FEATURES                                               \
+    (ROWOPS_CPU_AVX2 | ROWOPS_CPU_FMA | ROWOPS_CPU_F16C)
+
+/* The detected features, or the override if one is set. */
+unsigned rowops_cpu_features(void);
+
+/* The hardware's features, ignoring any override. */
+unsigned rowops_cpu_features_detected(void);
+
+/* mask >= 0 replaces the detected features (tests); -1 restores detection.
+ * Returns the previous override (-1 if none). A mask can only remove
+ * features the hardware has: requesting more is clipped. */
+int rowops_cpu_features_override(int mask);
+
+/* "AVX2+FMA+F16C" style text for a feature mask (static buffer per call
+ * site is the caller's: writes into buf). */
+const char *rowops_cpu_features_text(unsigned mask, char *buf, unsigned len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,256 @@
+/* The eligibility function alone, table-driven: one row per condition and
+ * side. Descriptors only: the data pointers are made-up addresses, which is
+ * fine because rowops_choose never reads data. */
+#include "c_samples.h"
+#include "cpu_features.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BASE 0x100000u
+
+static rowops_tensor desc(rowops_dtype dt, uintptr_t addr, int64_t B, int64_t N,
+                          int64_t row_stride)
+{
+    rowops_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = (void *)addr;
+    t.dtype = dt;
+    t.rank = 2;
+    t.sizes[0] = B;
+    t.sizes[1] = N;
+    t.strides[0] = row_stride;
+    t.strides[1] = 1;
+    return t;
+}
+
+/* A fused call, every tensor contiguous and 64-byte aligned. */
+static rowops_call base_call(rowops_dtype dt, int64_t B, int64_t N)
+{
+    rowops_call c;
+    memset(&c, 0, sizeof c);
+    c.op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    c.eps = 1e-6;
+    c.x = desc(dt, BASE, B, N, N);
+    c.residual = desc(dt, BASE * 2, B, N, N);
+    c.out = desc(dt, BASE * 3, B, N, N);
+    c.residual_out = desc(dt, BASE * 4, B, N, N);
+    c.weight = desc(dt, BASE * 5, 1, N, N);
+    c.weight.rank = 1;
+    c.weight.sizes[0] = N;
+    c.weight.strides[0] = 1;
+    c.rstd = desc(rowops_acc_dtype(dt), BASE * 6, B, 1, 1);
+    c.rstd.rank = 1;
+    c.rstd.strides[0] = 1;
+    return c;
+}
+
+typedef void (*tweak_fn)(rowops_call *);
+static void none(rowops_call *c)
+{
+    (void)c;
+}
+static void x_col_stride(rowops_call *c)
+{
+    c->x.strides[1] = 2;
+}
+static void residual_col_stride(rowops_call *c)
+{
+    c->residual.strides[1] = 2;
+}
+static void weight_stride(rowops_call *c)
+{
+    c->weight.strides[0] = 2;
+}
+static void out_col_stride(rowops_call *c)
+{
+    c->out.strides[1] = 2;
+}
+static void h_col_stride(rowops_call *c)
+{
+    c->residual_out.strides[1] = 2;
+}
+static void x_row_n1(rowops_call *c)
+{
+    c->x.strides[0] = c->x.sizes[1] + 1;
+}
+static void x_row_n8(rowops_call *c)
+{
+    c->x.strides[0] = c->x.sizes[1] + 8;
+}
+static void x_row_0(rowops_call *c)
+{
+    c->x.strides[0] = 0;
+}
+static void x_ptr_one_elem(rowops_call *c)
+{
+    c->x.data = (char *)c->x.data + rowops_dtype_size(c->x.dtype);
+}
+static void x_ptr_16(rowops_call *c)
+{
+    c->x.data = (char *)c->x.data + 16;
+}
+static void weight_ptr_one_elem(rowops_call *c)
+{
+    c->weight.data = (char *)c->weight.data + rowops_dtype_size(c->x.dtype);
+}
+static void h_ptr_one_elem(rowops_call *c)
+{
+    c->residual_out.data =
+        (char *)c->residual_out.data + rowops_dtype_size(c->x.dtype);
+}
+static void single_row_odd_stride(rowops_call *c)
+{
+    c->x.sizes[0] = c->residual.sizes[0] = c->out.sizes[0] =
+        c->residual_out.sizes[0] = c->rstd.sizes[0] = 1;
+    c->x.strides[0] = 12345;
+}
+static void weight_f32(rowops_call *c)
+{
+    c->weight.dtype = ROWOPS_F32;
+}
+static void rank9(rowops_call *c)
+{
+    c->out.rank = 9;
+}
+static void other_device(rowops_call *c)
+{
+    c->x.device = ROWOPS_DEVICE_OTHER;
+}
+static void rms_norm_op(rowops_call *c)
+{
+    c->op = ROWOPS_OP_RMS_NORM_ROWS;
+}
+static void cuda90(rowops_call *c)
+{
+    c->x.device = c->residual.device = c->out.device = ROWOPS_DEVICE_CUDA;
+    c->weight.device = c->residual_out.device = ROWOPS_DEVICE_CUDA;
+    c->rstd.device = ROWOPS_DEVICE_CUDA;
+    c->cuda_arch = 90;
+}
+static void cuda75(rowops_call *c)
+{
+    cuda90(c);
+    c->cuda_arch = 75;
+}
+static void cuda_ptr_16(rowops_call *c)
+{
+    cuda90(c);
+    x_ptr_16(c);
+}
+static void cuda_ptr_8(rowops_call *c)
+{
+    cuda90(c);
+    c->x.data = (char *)c->x.data + 8;
+}
+
+enum { FAST = -1 }; /* cpu_fast_avx2 or, without AVX2+FMA+F16C, portable */
+
+static const struct row {
+    const char *condition;
+    rowops_dtype dtype;
+    int64_t B, N;
+    tweak_fn tweak;
+    int features; /* -1: as detected */
+    int want;     /* rowops_impl or FAST */
+    const char *reason;
+} rows[] = {
+    {"dtype float32", ROWOPS_F32, 4, 4096, none, -1, FAST, "float32"},
+    {"dtype float16", ROWOPS_F16, 4, 4096, none, -1, FAST, "float16"},
+    {"dtype bfloat16", ROWOPS_BF16, 4, 4096, none, -1, FAST, "bfloat16"},
+    {"dtype float64", ROWOPS_F64, 4, 4096, none, -1, ROWOPS_IMPL_CPU_STRIDED,
+     "float64 has no fast kernel"},
+    {"weight float32 with float16 x", ROWOPS_F16, 4, 4096, weight_f32, -1, FAST,
+     "float16"},
+    {"rms_norm_rows", ROWOPS_F32, 4, 4096, rms_norm_op, -1, FAST, "N = 4096"},
+    {"N = 1", ROWOPS_F32, 1, 1, none, -1, FAST, "N = 1"},
+    {"N = 0", ROWOPS_F32, 4, 0, none, -1, ROWOPS_IMPL_CPU_STRIDED,
+     "N = 0 outside"},
+    {"N = f32 limit", ROWOPS_F32, 2, 32768, none, -1, FAST, "N = 32768"},
+    {"N = f32 limit + 1", ROWOPS_F32, 1, 32769, none, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "N = 32769 outside the float32 one-pass"},
+    {"N = f16 limit", ROWOPS_F16, 2, 65536, none, -1, FAST, "N = 65536"},
+    {"N = f16 limit + 1", ROWOPS_F16, 1, 65537, none, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "float16 one-pass range [1, 65536]"},
+    {"N = bf16 limit + 1", ROWOPS_BF16, 1, 65537, none, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "bfloat16 one-pass range [1, 65536]"},
+    {"x last stride 2", ROWOPS_F32, 4, 64, x_col_stride, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "x has last-dimension stride 2"},
+    {"residual last stride 2", ROWOPS_F32, 4, 64, residual_col_stride, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "residual has last-dimension stride 2"},
+    {"weight stride 2", ROWOPS_F32, 4, 64, weight_stride, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "weight has last-dimension stride 2"},
+    {"out last stride 2", ROWOPS_F32, 4, 64, out_col_stride, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "out has last-dimension stride 2"},
+    {"residual_out last stride 2", ROWOPS_F32, 4, 64, h_col_stride, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "residual_out has last-dimension stride 2"},
+    {"row stride N", ROWOPS_F32, 4, 64, none, -1, FAST, "aligned"},
+    {"row stride N + 1", ROWOPS_F32, 4, 64, x_row_n1, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "x stride 65 of dim 0 (260 bytes)"},
+    {"row stride N + 8 (32 bytes)", ROWOPS_F32, 4, 64, x_row_n8, -1, FAST,
+     "aligned"},
+    {"row stride N + 1, float16", ROWOPS_F16, 4, 64, x_row_n1, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "(130 bytes) is not a multiple of 32"},
+    {"row stride 0 (expand)", ROWOPS_F32, 4, 64, x_row_0, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "x row stride 0 < N = 64"},
+    {"single row, any row stride", ROWOPS_F32, 1, 64, single_row_odd_stride, -1,
+     FAST, "aligned"},
+    {"x pointer one element off", ROWOPS_F32, 4, 64, x_ptr_one_elem, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "x data pointer is 4 bytes past a 32-byte"},
+    {"x pointer one element off, bf16", ROWOPS_BF16, 4, 64, x_ptr_one_elem, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "x data pointer is 2 bytes past"},
+    {"x pointer 16 bytes off", ROWOPS_F32, 4, 64, x_ptr_16, -1,
+     ROWOPS_IMPL_CPU_STRIDED, "16 bytes past a 32-byte boundary"},
+    {"weight pointer one element off", ROWOPS_F16, 4, 64, weight_ptr_one_elem,
+     -1, ROWOPS_IMPL_CPU_STRIDED, "weight data pointer is 2 bytes past"},
+    {"residual_out pointer one element off", ROWOPS_F32, 4, 64, h_ptr_one_elem,
+     -1, ROWOPS_IMPL_CPU_STRIDED, "residual_out data pointer is 4 bytes past"},
+    {"no CPU features", ROWOPS_F32, 4, 64, none, 0,
+     ROWOPS_IMPL_CPU_FAST_PORTABLE, "lacks AVX2+FMA+F16C (has none)"},
+    {"no F16C", ROWOPS_F16, 4, 64, none, ROWOPS_CPU_AVX2 | ROWOPS_CPU_FMA,
+     ROWOPS_IMPL_CPU_FAST_PORTABLE, "(has AVX2+FMA)"},
+    {"rank 9", ROWOPS_F32, 4, 64, rank9, -1, ROWOPS_IMPL_REFERENCE,
+     "out has rank 9"},
+    {"other device", ROWOPS_F32, 4, 64, other_device, -1, ROWOPS_IMPL_REFERENCE,
+     "no rowops kernel"},
+#ifdef ROWOPS_HAVE_CUDA
+    {"CUDA sm_90", ROWOPS_BF16, 4, 4096, cuda90, -1, ROWOPS_IMPL_CUDA_FAST,
+     "sm_90"},
+    {"CUDA sm_75", ROWOPS_BF16, 4, 4096, cuda75, -1, ROWOPS_IMPL_CUDA_STRIDED,
+     "compute capability 7.5 is below"},
+    {"CUDA N not a vector multiple", ROWOPS_F32, 1, 4098, cuda90, -1,
+     ROWOPS_IMPL_CUDA_STRIDED, "not a multiple of the 4-element vector"},
+    {"CUDA pointer 16-byte aligned", ROWOPS_F32, 4, 64, cuda_ptr_16, -1,
+     ROWOPS_IMPL_CUDA_FAST, "16-byte"},
+    {"CUDA pointer 8-byte aligned", ROWOPS_F32, 4, 64, cuda_ptr_8, -1,
+     ROWOPS_IMPL_CUDA_STRIDED, "8 bytes past a 16-byte boundary"},
+#endif
+};
+
+int main(void)
+{
+    const unsigned hw = rowops_cpu_features_detected();
+    const int fast = (hw & ROWOPS_CPU_FAST_FEATURES) == ROWOPS_CPU_FAST_FEATURES
+                         ? ROWOPS_IMPL_CPU_FAST_AVX2
+                         : ROWOPS_IMPL_CPU_FAST_PORTABLE;
+    char feats[64];
+    printf("detected CPU features: %s\n",
+           rowops_cpu_features_text(hw, feats, sizeof feats));
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        const struct row *r = &rows[i];
+        rowops_call c = base_call(r->dtype, r->B, r->N);
+        r->tweak(&c);
+        rowops_cpu_features_override(r->features);
+        const rowops_choice got = rowops_choose(&c);
+        rowops_cpu_features_override(-1);
+        const int want = r->want == FAST ? fast : r->want;
+        C_EXPECT(got.impl == (rowops_impl)want &&
+                     strstr(got.reason, r->reason) != NULL,
+                 "%s: got %s (%s), want %s with '%s'", r->condition,
+                 rowops_impl_name(got.impl), got.reason,
+                 rowops_impl_name((rowops_impl)want), r->reason);
+        printf("  %-40s %-18s %s\n", r->condition, rowops_impl_name(got.impl),
+               got.reason);
+    }
+    return c_report("test_eligibility");
+}

@@ -1,0 +1,201 @@
+"""The eligibility function at every boundary: for each fast-path condition,
+inputs just inside and just outside it, asserting which implementation ran
+(not only which explain_dispatch predicts) and that the result matches the
+float64 formula. Then the fast kernels against the strided kernel and the
+reference over the shared samples, and with CPU features forced off."""
+
+import pytest
+import torch
+
+import rowops
+from samples import (TOL, Sample, assert_matches_formula, formula, samples)
+
+ops = torch.ops.rowops
+AVX2, FMA, F16C = 1, 2, 4
+HAS_FAST_CPU = "AVX2" in rowops.explain_dispatch(
+    "rms_norm_rows", torch.ones(1, 8)).reason
+FAST = "cpu_fast_avx2" if HAS_FAST_CPU else "cpu_fast_portable"
+LIMIT = {torch.float32: 32768, torch.float16: 65536, torch.bfloat16: 65536}
+
+
+def run(sample):
+    """Runs the sample's op; returns (result, implementation that ran)."""
+    result = getattr(ops, sample.op)(*sample.args)
+    return result, ops._last_dispatch()
+
+
+def fused(x, residual=None, weight=None, name="case"):
+    gen = torch.Generator().manual_seed(x.numel())
+    if residual is None:
+        residual = torch.empty_like(x).uniform_(-2, 2, generator=gen)
+    if weight is None:
+        weight = torch.empty(x.shape[-1], dtype=x.dtype).uniform_(
+            0.5, 1.5, generator=gen)
+    return Sample(name, "fused_add_rms_norm", x, residual, weight)
+
+
+def values(*shape, dtype=torch.float32):
+    gen = torch.Generator().manual_seed(sum(shape))
+    return torch.empty(shape, dtype=torch.float64).uniform_(
+        0.1, 2, generator=gen).to(dtype)
+
+
+def aligned(buf):
+    assert buf.data_ptr() % 32 == 0, "PyTorch's CPU allocator aligns to 64"
+    return buf
+
+
+def _boundary_cases():
+    """(condition, sample, expected implementation, text in the reason)."""
+    cases = []
+    for dt in (torch.float32, torch.float16, torch.bfloat16):
+        name = str(dt)[6:]
+        cases.append((f"dtype {name}", fused(values(4, 64, dtype=dt)), FAST,
+                      name))
+        n = LIMIT[dt]
+        cases.append((f"N = {name} limit {n}",
+                      fused(values(2, n, dtype=dt)), FAST, f"N = {n}"))
+        cases.append((f"N = {name} limit + 1",
+                      fused(values(2, n + 1, dtype=dt)), "cpu_strided",
+                      f"N = {n + 1} outside"))
+        es = torch.empty(0, dtype=dt).element_size()
+        buf = aligned(values(4 * 64 + 32, dtype=dt))
+        cases.append((f"{name} pointer at 32 bytes",
+                      fused(buf[32 // es:32 // es + 256].view(4, 64)), FAST,
+                      "aligned"))
+        cases.append((f"{name} pointer one element off",
+                      fused(buf[1:257].view(4, 64)), "cpu_strided",
+                      f"x data pointer is {es} bytes past"))
+        for extra, want, why in ((0, FAST, "aligned"),
+                                 (1, "cpu_strided", "is not a multiple of 32"),
+                                 (32 // es, FAST, "aligned")):
+            rows = aligned(values(4, 64 + extra, dtype=dt))[:, :64]
+            cases.append((f"{name} row stride N + {extra}", fused(rows), want,
+                          why))
+    cases.append(("dtype float64", fused(values(4, 64, dtype=torch.float64)),
+                  "cpu_strided", "float64 has no fast kernel"))
+    cases.append(("N = 1, one row", fused(values(1, 1)), FAST, "N = 1"))
+    cases.append(("N = 1, three rows (4-byte row stride)",
+                  fused(values(3, 1)), "cpu_strided", "(4 bytes) is not"))
+    cases.append(("N = 0", fused(values(3, 0)), "cpu_strided", "N = 0"))
+    x = values(4, 64)
+    cases.append(("x last stride 2", fused(values(4, 128)[:, ::2]),
+                  "cpu_strided", "x has last-dimension stride 2"))
+    cases.append(("x transposed", fused(values(64, 4).t()), "cpu_strided",
+                  "x has last-dimension stride 4"))
+    cases.append(("residual transposed",
+                  fused(x, residual=values(64, 4).t()), "cpu_strided",
+                  "residual has last-dimension stride 4"))
+    cases.append(("weight stride 2", fused(x, weight=values(128)[::2]),
+                  "cpu_strided", "weight has last-dimension stride 2"))
+    cases.append(("weight pointer one element off",
+                  fused(x, weight=values(65)[1:]), "cpu_strided",
+                  "weight data pointer is 4 bytes past"))
+    cases.append(("weight float32 with bfloat16 x",
+                  fused(values(4, 64, dtype=torch.bfloat16),
+                        weight=values(64)), FAST, "bfloat16"))
+    cases.append(("x expanded (row stride 0)",
+                  fused(values(1, 64).expand(4, 64)), "cpu_strided",
+                  "x row stride 0 < N = 64"))
+    cases.append(("3-D, leading dims swapped",
+                  fused(values(2, 3, 64).transpose(0, 1)), FAST, "aligned"))
+    s = Sample("rms_norm_rows contiguous", "rms_norm_rows", values(4, 64))
+    cases.append(("rms_norm_rows contiguous", s, FAST, "aligned"))
+    s = Sample("rms_norm_rows misaligned", "rms_norm_rows",
+               values(257)[1:].view(4, 64))
+    cases.append(("rms_norm_rows misaligned", s, "cpu_strided",
+                  "x data pointer is 4 bytes past"))
+    return cases
+
+
+CASES = _boundary_cases()
+
+
+@pytest.mark.parametrize("condition,sample,want,why", CASES,
+                         ids=[c[0] for c in CASES])
+def test_boundary(condition, sample, want, why, poisoned_outputs):
+    explained = rowops.explain_dispatch(sample.op, *sample.args)
+    assert explained.impl == want and why in explained.reason, explained
+    result, ran = run(sample)
+    assert ran == want
+    assert_matches_formula(sample, result)
+
+
+@pytest.mark.parametrize("mask,name", [(0, "none"), (AVX2 | FMA, "AVX2+FMA"),
+                                       (AVX2 | F16C, "AVX2+F16C")])
+def test_missing_cpu_feature_uses_portable_kernel(mask, name, poisoned_outputs):
+    previous = ops._force_cpu_features(mask)
+    try:
+        for dt, shape in ((torch.float32, (1, 100)), (torch.float16, (4, 112)),
+                          (torch.bfloat16, (3, 48))):
+            sample = fused(values(*shape, dtype=dt))
+            d = rowops.explain_dispatch(sample.op, *sample.args)
+            assert d.impl == "cpu_fast_portable"
+            assert f"(has {name})" in d.reason, d.reason
+            result, ran = run(sample)
+            assert ran == "cpu_fast_portable"
+            assert_matches_formula(sample, result)
+    finally:
+        ops._force_cpu_features(previous)
+    assert rowops.explain_dispatch("rms_norm_rows",
+                                   torch.ones(1, 8)).impl == FAST
+
+
+def test_inplace_goes_through_the_same_decision():
+    x, r, w = values(4, 64), values(4, 64) * 0.5, values(64)
+    h = x + r
+    expected = formula(Sample("s", "fused_add_rms_norm", x, r, w))[0]
+    rowops.fused_add_rms_norm_(x, r, w)
+    assert ops._last_dispatch() == FAST
+    torch.testing.assert_close(r, h, rtol=0, atol=0)
+    torch.testing.assert_close(x.double(), expected, rtol=1e-5, atol=1e-6)
+    x2 = values(64, 4).t()
+    r2 = values(4, 64)
+    rowops.fused_add_rms_norm_(x2, r2, w)
+    assert ops._last_dispatch() == "cpu_strided"
+
+
+def _strided_copy(t):
+    """The same values with last-dimension stride 2: never fast-eligible."""
+    if t is None:
+        return None
+    wide = torch.empty(*t.shape[:-1], 2 * t.shape[-1], dtype=t.dtype)
+    out = wide[..., ::2]
+    return out.copy_(t)
+
+
+SHARED = [s for s in samples("cpu") if s.x.dtype != torch.float64]
+
+
+@pytest.mark.parametrize("sample", SHARED, ids=lambda s: s.name)
+@pytest.mark.parametrize("features", ["detected", "none"])
+def test_fast_against_strided_and_reference(sample, features,
+                                            poisoned_outputs):
+    previous = ops._force_cpu_features(0 if features == "none" else -1)
+    try:
+        default, ran = run(sample)
+    finally:
+        ops._force_cpu_features(previous)
+    strided_sample = Sample(sample.name, sample.op, _strided_copy(sample.x),
+                            _strided_copy(sample.residual),
+                            sample.weight, sample.eps)
+    strided, ran_strided = run(strided_sample)
+    assert ran_strided == "cpu_strided"
+    reference = getattr(ops, sample.op + "_reference")(*sample.args)
+    for result in (default, strided, reference):
+        assert_matches_formula(sample, result)
+    rtol, atol = TOL[sample.x.dtype]
+    for a, b in zip(default, strided):
+        torch.testing.assert_close(a, b, rtol=2 * rtol, atol=2 * atol,
+                                   equal_nan=True)
+    if features == "none" and ran.startswith("cpu_fast"):
+        assert ran == "cpu_fast_portable"
+
+
+def test_shared_samples_reach_the_fast_path():
+    """The comparison above is not vacuous: most contiguous samples run fast."""
+    ran = set()
+    for s in SHARED:
+        run(s)
+        ran.add(ops._last_dispatch())
+    assert {FAST, "cpu_strided"} <= ran
