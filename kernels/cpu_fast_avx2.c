@@ -8,6 +8,7 @@
  * limit keeps it there) and writes out. float16/bfloat16 are converted in
  * registers. This file alone is compiled with -mavx2 -mfma -mf16c; it is
  * only called when rowops_cpu_features() reports all three. */
+#include "cpu_fast_rows.h"
 #include "rowops.h"
 #include "rowops_elem.h"
 
@@ -71,10 +72,12 @@ static inline float hsum8(__m256 v)
 /* ---- one row, generated per storage type -------------------------------- */
 
 #define DEFINE_FAST_ROW(SUF, T, LOAD8, STORE8, TO_F, FROM_F)                   \
-    static void fast_row_##SUF(const T *x, const T *r, const void *w,          \
-                               int w_f32, T *out, T *h, int64_t n, float eps,  \
-                               float *rstd_out)                                \
+    static void fast_row_##SUF(const void *vx, const void *vr, const void *w,  \
+                               int w_f32, void *vout, void *vh, int64_t n,     \
+                               float eps, float *rstd_out)                     \
     {                                                                          \
+        const T *x = vx, *r = vr;                                              \
+        T *out = vout, *h = vh;                                                \
         __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();         \
         const T *src = h ? h : x;                                              \
         int64_t i = 0;                                                         \
@@ -140,36 +143,10 @@ DEFINE_FAST_ROW(f16, uint16_t, load8_f16, store8_f16, rowops_f16_to_f32,
 DEFINE_FAST_ROW(bf16, uint16_t, load8_bf16, store8_bf16, rowops_bf16_to_f32,
                 rowops_f32_to_bf16)
 
-static void *at_row(const rowops_tensor *t, int64_t row)
-{
-    return (char *)t->data + rowops_tensor_row_offset(t, row) *
-                                 (int64_t)rowops_dtype_size(t->dtype);
-}
-
 void rowops_cpu_fast_avx2(const rowops_call *c, int64_t row_begin,
                           int64_t row_end)
 {
-    const int64_t n = c->x.sizes[c->x.rank - 1];
-    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    const void *w = fused ? c->weight.data : NULL;
-    const int w_f32 = fused && c->weight.dtype == ROWOPS_F32;
-    const float eps = (float)c->eps;
-    for (int64_t row = row_begin; row < row_end; ++row) {
-        const void *x = at_row(&c->x, row);
-        const void *r = fused ? at_row(&c->residual, row) : NULL;
-        void *out = at_row(&c->out, row);
-        void *h = fused ? at_row(&c->residual_out, row) : NULL;
-        float *rstd = (float *)c->rstd.data +
-                      rowops_index_offset(c->rstd.sizes, c->rstd.strides,
-                                          c->rstd.rank, row);
-        switch (c->x.dtype) {
-        case ROWOPS_F16:
-            fast_row_f16(x, r, w, w_f32, out, h, n, eps, rstd);
-            break;
-        case ROWOPS_BF16:
-            fast_row_bf16(x, r, w, w_f32, out, h, n, eps, rstd);
-            break;
-        default: fast_row_f32(x, r, w, w_f32, out, h, n, eps, rstd); break;
-        }
-    }
+    static const rowops_fast_row_fns fns = {fast_row_f32, fast_row_f16,
+                                            fast_row_bf16};
+    rowops_cpu_fast_rows(c, row_begin, row_end, &fns);
 }

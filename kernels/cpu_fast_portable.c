@@ -2,6 +2,7 @@
  * algorithm as cpu_fast_avx2.c, in plain C over blocks of 8 floats that the
  * compiler vectorizes for the baseline ISA. Used when the CPU lacks AVX2,
  * FMA or F16C. */
+#include "cpu_fast_rows.h"
 #include "rowops.h"
 #include "rowops_elem.h"
 
@@ -15,10 +16,12 @@ static inline float f32_id(float v)
 }
 
 #define DEFINE_PORTABLE_ROW(SUF, T, TO_F, FROM_F)                              \
-    static void portable_row_##SUF(const T *x, const T *r, const void *w,      \
-                                   int w_f32, T *out, T *h, int64_t n,         \
-                                   float eps, float *rstd_out)                 \
+    static void portable_row_##SUF(                                            \
+        const void *vx, const void *vr, const void *w, int w_f32, void *vout,  \
+        void *vh, int64_t n, float eps, float *rstd_out)                       \
     {                                                                          \
+        const T *x = vx, *r = vr;                                              \
+        T *out = vout, *h = vh;                                                \
         float acc[BLOCK] = {0};                                                \
         const T *src = h ? h : x;                                              \
         int64_t i = 0;                                                         \
@@ -55,36 +58,10 @@ DEFINE_PORTABLE_ROW(f32, float, f32_id, f32_id)
 DEFINE_PORTABLE_ROW(f16, uint16_t, rowops_f16_to_f32, rowops_f32_to_f16)
 DEFINE_PORTABLE_ROW(bf16, uint16_t, rowops_bf16_to_f32, rowops_f32_to_bf16)
 
-static void *at_row(const rowops_tensor *t, int64_t row)
-{
-    return (char *)t->data + rowops_tensor_row_offset(t, row) *
-                                 (int64_t)rowops_dtype_size(t->dtype);
-}
-
 void rowops_cpu_fast_portable(const rowops_call *c, int64_t row_begin,
                               int64_t row_end)
 {
-    const int64_t n = c->x.sizes[c->x.rank - 1];
-    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    const void *w = fused ? c->weight.data : NULL;
-    const int w_f32 = fused && c->weight.dtype == ROWOPS_F32;
-    const float eps = (float)c->eps;
-    for (int64_t row = row_begin; row < row_end; ++row) {
-        const void *x = at_row(&c->x, row);
-        const void *r = fused ? at_row(&c->residual, row) : NULL;
-        void *out = at_row(&c->out, row);
-        void *h = fused ? at_row(&c->residual_out, row) : NULL;
-        float *rstd = (float *)c->rstd.data +
-                      rowops_index_offset(c->rstd.sizes, c->rstd.strides,
-                                          c->rstd.rank, row);
-        switch (c->x.dtype) {
-        case ROWOPS_F16:
-            portable_row_f16(x, r, w, w_f32, out, h, n, eps, rstd);
-            break;
-        case ROWOPS_BF16:
-            portable_row_bf16(x, r, w, w_f32, out, h, n, eps, rstd);
-            break;
-        default: portable_row_f32(x, r, w, w_f32, out, h, n, eps, rstd); break;
-        }
-    }
+    static const rowops_fast_row_fns fns = {portable_row_f32, portable_row_f16,
+                                            portable_row_bf16};
+    rowops_cpu_fast_rows(c, row_begin, row_end, &fns);
 }
