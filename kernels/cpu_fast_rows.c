@@ -1,11 +1,5 @@
 #include "cpu_fast_rows.h"
 
-static void *at_row(const rowops_tensor *t, int64_t row)
-{
-    return (char *)t->data + rowops_tensor_row_offset(t, row) *
-                                 (int64_t)rowops_dtype_size(t->dtype);
-}
-
 void rowops_cpu_fast_rows(const rowops_call *c, int64_t row_begin,
                           int64_t row_end, const rowops_fast_row_fns *fns)
 {
@@ -21,8 +15,10 @@ void rowops_cpu_fast_rows(const rowops_call *c, int64_t row_begin,
         float *rstd = (float *)c->rstd.data +
                       rowops_index_offset(c->rstd.sizes, c->rstd.strides,
                                           c->rstd.rank, row);
-        row_fn(at_row(&c->x, row), fused ? at_row(&c->residual, row) : NULL, w,
-               w_f32, at_row(&c->out, row),
-               fused ? at_row(&c->residual_out, row) : NULL, n, eps, rstd);
+        row_fn(rowops_tensor_row_ptr(&c->x, row),
+               fused ? rowops_tensor_row_ptr(&c->residual, row) : NULL, w,
+               w_f32, rowops_tensor_row_ptr(&c->out, row),
+               fused ? rowops_tensor_row_ptr(&c->residual_out, row) : NULL, n,
+               eps, rstd);
     }
 }

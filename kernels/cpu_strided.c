@@ -119,12 +119,6 @@ static void row_f64(const rowops_call *c, const double *x, const double *r,
     *rstd_out = rstd;
 }
 
-static void *at_row(const rowops_tensor *t, int64_t row)
-{
-    return (char *)t->data + rowops_tensor_row_offset(t, row) *
-                                 (int64_t)rowops_dtype_size(t->dtype);
-}
-
 void rowops_cpu_strided(const rowops_call *c, int64_t row_begin,
                         int64_t row_end)
 {
@@ -132,10 +126,10 @@ void rowops_cpu_strided(const rowops_call *c, int64_t row_begin,
     const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     const void *w = fused ? c->weight.data : NULL;
     for (int64_t row = row_begin; row < row_end; ++row) {
-        const void *x = at_row(&c->x, row);
-        const void *r = fused ? at_row(&c->residual, row) : NULL;
-        void *out = at_row(&c->out, row);
-        void *h = fused ? at_row(&c->residual_out, row) : NULL;
+        const void *x = rowops_tensor_row_ptr(&c->x, row);
+        const void *r = fused ? rowops_tensor_row_ptr(&c->residual, row) : NULL;
+        void *out = rowops_tensor_row_ptr(&c->out, row);
+        void *h = fused ? rowops_tensor_row_ptr(&c->residual_out, row) : NULL;
         const int64_t ro = rowops_index_offset(c->rstd.sizes, c->rstd.strides,
                                                c->rstd.rank, row);
         switch (c->x.dtype) {

@@ -46,3 +46,9 @@ int64_t rowops_tensor_row_offset(const rowops_tensor *t, int64_t row)
 {
     return rowops_index_offset(t->sizes, t->strides, t->rank - 1, row);
 }
+
+void *rowops_tensor_row_ptr(const rowops_tensor *t, int64_t row)
+{
+    return (char *)t->data + rowops_tensor_row_offset(t, row) *
+                                 (int64_t)rowops_dtype_size(t->dtype);
+}

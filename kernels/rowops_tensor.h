@@ -51,6 +51,9 @@ int64_t rowops_tensor_rows(const rowops_tensor *t);
 /* Element offset of row `row` (row-major over the leading dimensions). */
 int64_t rowops_tensor_row_offset(const rowops_tensor *t, int64_t row);
 
+/* Address of row `row`'s first element. */
+void *rowops_tensor_row_ptr(const rowops_tensor *t, int64_t row);
+
 /* Element offset of linear index `index` over all `ndim` leading dims. */
 int64_t rowops_index_offset(const int64_t *sizes, const int64_t *strides,
                             int ndim, int64_t index);

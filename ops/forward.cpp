@@ -1,5 +1,6 @@
 #include "forward.h"
 #include "descriptor.h"
+#include "outputs.h"
 #include "reference.h"
 #include "validate.h"
 
@@ -15,12 +16,6 @@ namespace rowops
 {
 namespace
 {
-
-at::Tensor empty_rstd(const at::Tensor &x)
-{
-    return at::empty(x.sizes().slice(0, x.dim() - 1),
-                     x.options().dtype(accumulation_dtype(x.scalar_type())));
-}
 
 // Rows per task so each task touches at least ~16K elements.
 int64_t grain_rows(int64_t n)
@@ -70,7 +65,7 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_rows(const at::Tensor &x,
                                                  double eps)
 {
     check_rms_norm_rows("rowops.rms_norm_rows", x, eps);
-    at::Tensor y = at::empty(x.sizes(), x.options());
+    at::Tensor y = empty_output(x);
     at::Tensor rstd = empty_rstd(x);
     if (x.numel() == 0 && rstd.numel() == 0)
         return {y, rstd};
@@ -89,8 +84,8 @@ fused_add_rms_norm(const at::Tensor &x, const at::Tensor &residual,
 {
     check_fused_add_rms_norm("rowops.fused_add_rms_norm", x, residual, weight,
                              eps);
-    at::Tensor out = at::empty(x.sizes(), x.options());
-    at::Tensor h = at::empty(x.sizes(), x.options());
+    at::Tensor out = empty_output(x);
+    at::Tensor h = empty_output(x);
     at::Tensor rstd = empty_rstd(x);
     if (x.numel() == 0 && rstd.numel() == 0)
         return {out, h, rstd};
@@ -133,7 +128,7 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
     at::Tensor out, h, rstd;
     if (op == "rms_norm_rows") {
         check_rms_norm_rows("rowops.explain_dispatch", x, eps);
-        out = at::empty(x.sizes(), x.options());
+        out = empty_output(x);
         rstd = empty_rstd(x);
         call = make_rms_norm_rows_call(x, eps, out, rstd);
     } else if (op == "fused_add_rms_norm" || op == "fused_add_rms_norm_") {
@@ -147,8 +142,8 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
         else
             check_fused_add_rms_norm("rowops.explain_dispatch", x, *residual,
                                      *weight, eps);
-        out = inplace ? x : at::empty(x.sizes(), x.options());
-        h = inplace ? *residual : at::empty(x.sizes(), x.options());
+        out = inplace ? x : empty_output(x);
+        h = inplace ? *residual : empty_output(x);
         rstd = empty_rstd(x);
         call = make_fused_call(x, *residual, *weight, eps, out, h, rstd);
     } else {

@@ -1,5 +1,6 @@
 // Meta (fake) kernels: output metadata from shapes, dtypes and devices only,
 // over symbolic sizes; never reads data. Same validation as the real ones.
+#include "outputs.h"
 #include "validate.h"
 
 #include <ATen/ATen.h>
@@ -10,24 +11,11 @@ namespace rowops
 namespace
 {
 
-at::Tensor empty_like_rows(const at::Tensor &x)
-{
-    return at::empty_symint(
-        x.sym_sizes(), x.options().memory_format(at::MemoryFormat::Contiguous));
-}
-
-at::Tensor empty_rstd(const at::Tensor &x)
-{
-    return at::empty_symint(
-        x.sym_sizes().slice(0, x.dim() - 1),
-        x.options().dtype(accumulation_dtype(x.scalar_type())));
-}
-
 std::tuple<at::Tensor, at::Tensor> rms_norm_rows_meta(const at::Tensor &x,
                                                       double eps)
 {
     check_rms_norm_rows("rowops.rms_norm_rows", x, eps);
-    return {empty_like_rows(x), empty_rstd(x)};
+    return {empty_output(x), empty_rstd(x)};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor>
@@ -36,7 +24,7 @@ fused_add_rms_norm_meta(const at::Tensor &x, const at::Tensor &residual,
 {
     check_fused_add_rms_norm("rowops.fused_add_rms_norm", x, residual, weight,
                              eps);
-    return {empty_like_rows(x), empty_like_rows(x), empty_rstd(x)};
+    return {empty_output(x), empty_output(x), empty_rstd(x)};
 }
 
 void fused_add_rms_norm_inplace_meta(const at::Tensor &x,

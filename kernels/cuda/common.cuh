@@ -69,6 +69,13 @@ template <> __device__ inline __nv_bfloat16 from_f<__nv_bfloat16>(float v)
     return __float2bfloat16_rn(v);
 }
 
+/* Blocks for a one-block-per-row kernel; the kernels loop over the rest. */
+inline unsigned grid_for_rows(long long rows)
+{
+    const long long max_blocks = 65535LL * 16;
+    return (unsigned)(rows < max_blocks ? rows : max_blocks);
+}
+
 /* Sum over the block; every thread gets the total. shared holds 32. */
 template <typename Acc> __device__ Acc block_sum(Acc v, Acc *shared)
 {

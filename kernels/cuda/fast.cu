@@ -98,9 +98,7 @@ int launch_fast(const fast_params &p, int dtype, cudaStream_t stream)
     long long threads = (p.nvec + VECS_PER_THREAD - 1) / VECS_PER_THREAD;
     threads = (threads + 31) / 32 * 32;
     threads = threads < 32 ? 32 : (threads > 1024 ? 1024 : threads);
-    const long long max_blocks = 65535LL * 16;
-    const unsigned blocks =
-        (unsigned)(p.rows < max_blocks ? p.rows : max_blocks);
+    const unsigned blocks = grid_for_rows(p.rows);
     switch (dtype) {
     case ROWOPS_F32:
         fast_kernel<float><<<blocks, (unsigned)threads, 0, stream>>>(p);

@@ -126,9 +126,7 @@ int launch_strided(const strided_params &p, cudaStream_t stream)
     if (p.rows == 0)
         return 0;
     const int threads = p.n >= 2048 ? 512 : (p.n >= 256 ? 256 : 128);
-    const long long max_blocks = 65535LL * 16;
-    const unsigned blocks =
-        (unsigned)(p.rows < max_blocks ? p.rows : max_blocks);
+    const unsigned blocks = grid_for_rows(p.rows);
     switch (p.dtype) {
     case ROWOPS_F32:
         strided_kernel<float><<<blocks, threads, 0, stream>>>(p);
