@@ -121,6 +121,7 @@ static void rms_norm_op(rowops_call *c)
 {
     c->op = ROWOPS_OP_RMS_NORM_ROWS;
 }
+#ifdef ROWOPS_HAVE_CUDA /* the CUDA rows exist only in CUDA builds */
 static void cuda90(rowops_call *c)
 {
     c->x.device = c->residual.device = c->out.device = ROWOPS_DEVICE_CUDA;
@@ -143,6 +144,7 @@ static void cuda_ptr_8(rowops_call *c)
     cuda90(c);
     c->x.data = (char *)c->x.data + 8;
 }
+#endif
 
 enum { FAST = -1 }; /* cpu_fast_avx2 or, without AVX2+FMA+F16C, portable */
 
