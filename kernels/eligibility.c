@@ -200,3 +200,34 @@ rowops_choice rowops_choose(const rowops_call *call)
                   "N = %lld <= %lld",
                   rowops_dtype_name(dt), (long long)n, (long long)limit);
 }
+
+rowops_choice rowops_choose_backward(const rowops_backward_call *call)
+{
+    const rowops_tensor *ts[] = {&call->grad_out,  &call->grad_residual_out,
+                                 &call->grad_rstd, &call->h,
+                                 &call->weight,    &call->rstd,
+                                 &call->grad_h};
+    static const char *names[] = {
+        "grad_out", "grad_residual_out", "grad_rstd", "h", "weight", "rstd",
+        "grad_h"};
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; ++i)
+        if (ts[i]->rank > ROWOPS_MAX_RANK)
+            return choice(ROWOPS_IMPL_REFERENCE,
+                          "backward: %s has rank %d, beyond the descriptor's "
+                          "%d dimensions",
+                          names[i], ts[i]->rank, ROWOPS_MAX_RANK);
+    switch (call->h.device) {
+    case ROWOPS_DEVICE_CPU:
+        return choice(ROWOPS_IMPL_CPU_STRIDED,
+                      "CPU strided backward: %s, any strides",
+                      rowops_dtype_name(call->h.dtype));
+    case ROWOPS_DEVICE_CUDA:
+        return choice(ROWOPS_IMPL_REFERENCE,
+                      "CUDA backward: no CUDA backward kernel yet; using the "
+                      "reference");
+    default:
+        return choice(ROWOPS_IMPL_REFERENCE,
+                      "device has no rowops backward kernel; using the "
+                      "reference");
+    }
+}

@@ -105,6 +105,39 @@ int rowops_cuda_fast(const rowops_call *call, void *stream);
  * when the library is built with CUDA (ROWOPS_HAVE_CUDA). */
 int rowops_cuda_strided(const rowops_call *call, void *stream);
 
+/* One backward call. With h = x (rms_norm_rows) or h = residual_out (fused),
+ * r = rstd and n = h * r recomputed per row:
+ *   gw     = grad_out * weight (fused) or grad_out
+ *   grad_h = r * gw - n * (r * mean(gw * n) + grad_rstd * r^2 / N)
+ *            + grad_residual_out
+ * grad_h is the gradient of x and of residual alike (h = x + residual).
+ * The weight gradient, sum over rows of grad_out * n, is accumulated into a
+ * caller-owned partial row so threads can each own one (two-stage sum).
+ * grad_residual_out and grad_rstd are optional: data == NULL when absent. */
+typedef struct rowops_backward_call {
+    rowops_op op;
+    rowops_tensor grad_out;          /* h's shape and dtype */
+    rowops_tensor grad_residual_out; /* fused only, optional */
+    rowops_tensor grad_rstd;         /* rstd's shape and dtype, optional */
+    rowops_tensor h;                 /* x, or residual_out for the fused op */
+    rowops_tensor weight;            /* fused only */
+    rowops_tensor rstd;              /* as the forward returned it */
+    rowops_tensor grad_h;            /* output: h's shape and dtype */
+} rowops_backward_call;
+
+/* The eligibility function of the backward: the strided CPU kernel for
+ * describable CPU tensors, the reference otherwise (CUDA backward kernels
+ * are not built yet). Pure, like rowops_choose. */
+rowops_choice rowops_choose_backward(const rowops_backward_call *call);
+
+/* Strided CPU backward over rows [row_begin, row_end): any strides, every
+ * dtype, float32 accumulation (float64 for float64). weight_grad_partial is
+ * a contiguous row of N accumulators (float, or double for float64) that
+ * the rows' grad_out * n are added to; NULL for rms_norm_rows. */
+void rowops_cpu_backward_strided(const rowops_backward_call *call,
+                                 int64_t row_begin, int64_t row_end,
+                                 void *weight_grad_partial);
+
 /* Accumulation dtype of the contract for an input dtype. */
 static inline rowops_dtype rowops_acc_dtype(rowops_dtype x)
 {

@@ -1,4 +1,5 @@
 #include "forward.h"
+#include "backward.h"
 #include "descriptor.h"
 #include "outputs.h"
 #include "reference.h"
@@ -126,6 +127,12 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
 {
     rowops_call call{};
     at::Tensor out, h, rstd;
+    if (op == "rms_norm_rows_backward" || op == "fused_add_rms_norm_backward") {
+        // The backward's choice depends on h's descriptor only (x stands
+        // for h here: residual_out has x's shape, dtype and device).
+        check_rms_norm_rows("rowops.explain_dispatch", x, eps);
+        return explain_backward_dispatch(x);
+    }
     if (op == "rms_norm_rows") {
         check_rms_norm_rows("rowops.explain_dispatch", x, eps);
         out = empty_output(x);
@@ -150,7 +157,8 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
         TORCH_CHECK(false,
                     "rowops.explain_dispatch: op must be one of "
                     "rms_norm_rows, fused_add_rms_norm, "
-                    "fused_add_rms_norm_ (got '",
+                    "fused_add_rms_norm_, rms_norm_rows_backward, "
+                    "fused_add_rms_norm_backward (got '",
                     op, "')");
     }
     call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;

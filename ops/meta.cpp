@@ -35,10 +35,34 @@ void fused_add_rms_norm_inplace_meta(const at::Tensor &x,
                                      weight, eps);
 }
 
+at::Tensor
+rms_norm_rows_backward_meta(const at::Tensor &grad_y,
+                            const std::optional<at::Tensor> &grad_rstd,
+                            const at::Tensor &x, const at::Tensor &rstd)
+{
+    check_rms_norm_rows_backward("rowops.rms_norm_rows_backward", grad_y,
+                                 grad_rstd, x, rstd);
+    return empty_output(x);
+}
+
+std::tuple<at::Tensor, at::Tensor> fused_add_rms_norm_backward_meta(
+    const at::Tensor &grad_out,
+    const std::optional<at::Tensor> &grad_residual_out,
+    const std::optional<at::Tensor> &grad_rstd, const at::Tensor &residual_out,
+    const at::Tensor &weight, const at::Tensor &rstd)
+{
+    check_fused_add_rms_norm_backward("rowops.fused_add_rms_norm_backward",
+                                      grad_out, grad_residual_out, grad_rstd,
+                                      residual_out, weight, rstd);
+    return {empty_output(residual_out), empty_output(weight)};
+}
+
 } // namespace
 
 TORCH_LIBRARY_IMPL(rowops, Meta, m)
 {
+    m.impl("rms_norm_rows_backward", &rms_norm_rows_backward_meta);
+    m.impl("fused_add_rms_norm_backward", &fused_add_rms_norm_backward_meta);
     m.impl("rms_norm_rows", &rms_norm_rows_meta);
     m.impl("fused_add_rms_norm", &fused_add_rms_norm_meta);
     m.impl("fused_add_rms_norm_", &fused_add_rms_norm_inplace_meta);

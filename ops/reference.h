@@ -6,6 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <optional>
 #include <tuple>
 
 namespace rowops
@@ -17,5 +18,16 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_rows_reference(const at::Tensor &x,
 std::tuple<at::Tensor, at::Tensor, at::Tensor>
 fused_add_rms_norm_reference(const at::Tensor &x, const at::Tensor &residual,
                              const at::Tensor &weight, double eps);
+
+at::Tensor
+rms_norm_rows_backward_reference(const at::Tensor &grad_y,
+                                 const std::optional<at::Tensor> &grad_rstd,
+                                 const at::Tensor &x, const at::Tensor &rstd);
+
+std::tuple<at::Tensor, at::Tensor> fused_add_rms_norm_backward_reference(
+    const at::Tensor &grad_out,
+    const std::optional<at::Tensor> &grad_residual_out,
+    const std::optional<at::Tensor> &grad_rstd, const at::Tensor &residual_out,
+    const at::Tensor &weight, const at::Tensor &rstd);
 
 } // namespace rowops

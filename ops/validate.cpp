@@ -16,16 +16,42 @@ bool is_supported_dtype(at::ScalarType t)
            t == at::kDouble;
 }
 
+// The tensor rows are normalized over (x, or h in the backward).
+void check_rows_tensor(const char *op, const char *name, const at::Tensor &x)
+{
+    TORCH_CHECK(x.dim() >= 1, op, ": ", name,
+                " must have rank >= 1 and is normalized over its last "
+                "dimension (got a 0-dim tensor)");
+    TORCH_CHECK(is_supported_dtype(x.scalar_type()), op, ": ", name,
+                " must be float32, float16, bfloat16 or float64 (got ",
+                x.scalar_type(), ")");
+}
+
 void check_x_and_eps(const char *op, const at::Tensor &x, double eps)
 {
-    TORCH_CHECK(x.dim() >= 1, op,
-                ": x must have rank >= 1 and is normalized over its last "
-                "dimension (got a 0-dim tensor)");
-    TORCH_CHECK(is_supported_dtype(x.scalar_type()), op,
-                ": x must be float32, float16, bfloat16 or float64 (got ",
-                x.scalar_type(), ")");
+    check_rows_tensor(op, "x", x);
     TORCH_CHECK(std::isfinite(eps) && eps >= 0.0, op,
                 ": eps must be finite and >= 0 (got ", eps, ")");
+}
+
+void check_weight(const char *op, const at::Tensor &weight, const char *x_name,
+                  const at::Tensor &x)
+{
+    TORCH_CHECK(weight.dim() == 1, op,
+                ": weight must have shape [N] where N is ", x_name,
+                "'s last dimension (", x.sym_size(-1), "); got shape ",
+                weight.sym_sizes());
+    TORCH_SYM_CHECK(weight.sym_size(0).sym_eq(x.sym_size(-1)), op,
+                    ": weight must have shape [N] where N is ", x_name,
+                    "'s last dimension (", x.sym_size(-1), "); got shape ",
+                    weight.sym_sizes());
+    TORCH_CHECK(weight.scalar_type() == x.scalar_type() ||
+                    weight.scalar_type() == at::kFloat,
+                op, ": weight must have ", x_name, "'s dtype ", x.scalar_type(),
+                " or float32 (got ", weight.scalar_type(), ")");
+    TORCH_CHECK(weight.device() == x.device(), op, ": weight must be on ",
+                x_name, "'s device ", x.device(), " (got ", weight.device(),
+                ")");
 }
 
 // Byte range [begin, end) a tensor can touch in its storage, symbolically.
@@ -46,6 +72,47 @@ void check_no_internal_overlap(const char *op, const char *name,
                 name,
                 " is written in place and must not have internal overlap "
                 "(several elements sharing memory, e.g. from expand)");
+}
+
+// Same shape, dtype and device as a reference tensor.
+void check_like(const char *op, const char *name, const at::Tensor &t,
+                const char *ref_name, const at::Tensor &ref)
+{
+    bool same = t.dim() == ref.dim();
+    for (int64_t d = 0; same && d < t.dim(); ++d)
+        same = t.sym_size(d)
+                   .sym_eq(ref.sym_size(d))
+                   .guard_bool(__FILE__, __LINE__);
+    TORCH_CHECK(same, op, ": ", name, " must have the shape of ", ref_name, " ",
+                ref.sym_sizes(), " (got ", t.sym_sizes(), ")");
+    TORCH_CHECK(t.scalar_type() == ref.scalar_type(), op, ": ", name,
+                " must have the dtype of ", ref_name, " ", ref.scalar_type(),
+                " (got ", t.scalar_type(), ")");
+    TORCH_CHECK(t.device() == ref.device(), op, ": ", name,
+                " must be on the device of ", ref_name, " ", ref.device(),
+                " (got ", t.device(), ")");
+}
+
+// rstd as the forward returns it for h: h's leading shape, accumulation
+// dtype, h's device.
+void check_rstd(const char *op, const char *name, const at::Tensor &rstd,
+                const char *h_name, const at::Tensor &h)
+{
+    bool same = rstd.dim() == h.dim() - 1;
+    for (int64_t d = 0; same && d < rstd.dim(); ++d)
+        same = rstd.sym_size(d)
+                   .sym_eq(h.sym_size(d))
+                   .guard_bool(__FILE__, __LINE__);
+    TORCH_CHECK(same, op, ": ", name, " must have shape ", h_name,
+                ".shape[:-1] = ", h.sym_sizes().slice(0, h.dim() - 1), " (got ",
+                rstd.sym_sizes(), ")");
+    const at::ScalarType acc = accumulation_dtype(h.scalar_type());
+    TORCH_CHECK(rstd.scalar_type() == acc, op, ": ", name, " must be ", acc,
+                " for ", h_name, " of dtype ", h.scalar_type(), " (got ",
+                rstd.scalar_type(), ")");
+    TORCH_CHECK(rstd.device() == h.device(), op, ": ", name,
+                " must be on the device of ", h_name, " ", h.device(), " (got ",
+                rstd.device(), ")");
 }
 
 } // namespace
@@ -75,23 +142,38 @@ void check_fused_add_rms_norm(const char *op, const at::Tensor &x,
     TORCH_CHECK(residual.scalar_type() == x.scalar_type(), op,
                 ": residual must have x's dtype ", x.scalar_type(), " (got ",
                 residual.scalar_type(), ")");
-    TORCH_CHECK(weight.dim() == 1, op,
-                ": weight must have shape [N] where N is x's last dimension (",
-                x.sym_size(-1), "); got shape ", weight.sym_sizes());
-    TORCH_SYM_CHECK(weight.sym_size(0).sym_eq(x.sym_size(-1)), op,
-                    ": weight must have shape [N] where N is x's last "
-                    "dimension (",
-                    x.sym_size(-1), "); got shape ", weight.sym_sizes());
-    TORCH_CHECK(weight.scalar_type() == x.scalar_type() ||
-                    weight.scalar_type() == at::kFloat,
-                op, ": weight must have x's dtype ", x.scalar_type(),
-                " or float32 (got ", weight.scalar_type(), ")");
     TORCH_CHECK(residual.device() == x.device(), op,
                 ": residual must be on x's device ", x.device(), " (got ",
                 residual.device(), ")");
-    TORCH_CHECK(weight.device() == x.device(), op,
-                ": weight must be on x's device ", x.device(), " (got ",
-                weight.device(), ")");
+    check_weight(op, weight, "x", x);
+}
+
+void check_rms_norm_rows_backward(const char *op, const at::Tensor &grad_y,
+                                  const std::optional<at::Tensor> &grad_rstd,
+                                  const at::Tensor &x, const at::Tensor &rstd)
+{
+    check_rows_tensor(op, "x", x);
+    check_like(op, "grad_y", grad_y, "x", x);
+    check_rstd(op, "rstd", rstd, "x", x);
+    if (grad_rstd.has_value())
+        check_like(op, "grad_rstd", *grad_rstd, "rstd", rstd);
+}
+
+void check_fused_add_rms_norm_backward(
+    const char *op, const at::Tensor &grad_out,
+    const std::optional<at::Tensor> &grad_residual_out,
+    const std::optional<at::Tensor> &grad_rstd, const at::Tensor &residual_out,
+    const at::Tensor &weight, const at::Tensor &rstd)
+{
+    check_rows_tensor(op, "residual_out", residual_out);
+    check_weight(op, weight, "residual_out", residual_out);
+    check_like(op, "grad_out", grad_out, "residual_out", residual_out);
+    if (grad_residual_out.has_value())
+        check_like(op, "grad_residual_out", *grad_residual_out, "residual_out",
+                   residual_out);
+    check_rstd(op, "rstd", rstd, "residual_out", residual_out);
+    if (grad_rstd.has_value())
+        check_like(op, "grad_rstd", *grad_rstd, "rstd", rstd);
 }
 
 void check_fused_add_rms_norm_inplace(const char *op, const at::Tensor &x,

@@ -11,7 +11,14 @@ _PARAMS = {
     "rms_norm_rows": ("x", "eps"),
     "fused_add_rms_norm": ("x", "residual", "weight", "eps"),
     "fused_add_rms_norm_": ("x", "residual", "weight", "eps"),
+    "rms_norm_rows_backward": ("grad_y", "grad_rstd", "x", "rstd"),
+    "fused_add_rms_norm_backward": ("grad_out", "grad_residual_out",
+                                    "grad_rstd", "residual_out", "weight",
+                                    "rstd"),
 }
+
+# The tensor whose descriptor the backward's choice reads.
+_ROWS_ARG = {"fused_add_rms_norm_backward": "residual_out"}
 
 
 class Dispatch(NamedTuple):
@@ -50,10 +57,11 @@ def explain_dispatch(op, *args, **kwargs) -> Dispatch:
             raise TypeError(f"explain_dispatch: unexpected or repeated "
                             f"argument '{key}' for {name}")
         bound[key] = value
-    if "x" not in bound:
-        raise TypeError("explain_dispatch: missing argument 'x'")
+    rows_arg = _ROWS_ARG.get(name, "x")
+    if rows_arg not in bound:
+        raise TypeError(f"explain_dispatch: missing argument '{rows_arg}'")
     text = torch.ops.rowops._explain_dispatch(
-        name, bound["x"], bound.get("residual"), bound.get("weight"),
+        name, bound[rows_arg], bound.get("residual"), bound.get("weight"),
         bound.get("eps", 1e-6))
     impl, _, reason = text.partition(": ")
     return Dispatch(impl, reason)

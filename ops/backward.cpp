@@ -1,0 +1,143 @@
+// The backward ops for real tensors: validate, allocate, ask the backward
+// eligibility function, run the strided CPU kernel (rows split across
+// threads, the weight gradient summed in two stages) or the reference.
+#include "backward.h"
+#include "descriptor.h"
+#include "outputs.h"
+#include "reference.h"
+#include "validate.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/library.h>
+
+namespace rowops
+{
+namespace
+{
+
+rowops_tensor describe_optional(const std::optional<at::Tensor> &t)
+{
+    return t.has_value() ? describe(*t) : rowops_tensor{};
+}
+
+// Stage 1: each of P contiguous row chunks (P = the thread count, so one
+// per thread) accumulates grad_out * n into its own float32 (float64)
+// partial row; stage 2 sums the P rows in that dtype. Deterministic for a
+// given thread count. Returns the [P, N] partials (P = 0 for no rows).
+at::Tensor run_backward_cpu(const rowops_backward_call &call, int64_t rows,
+                            int64_t n, bool weight_grad)
+{
+    const int64_t chunks =
+        std::max<int64_t>(1, std::min<int64_t>(rows, at::get_num_threads()));
+    const at::ScalarType acc =
+        call.h.dtype == ROWOPS_F64 ? at::kDouble : at::kFloat;
+    at::Tensor partial =
+        at::zeros({weight_grad ? chunks : 0, n}, at::TensorOptions(acc));
+    const int64_t per = (rows + chunks - 1) / chunks;
+    at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+            const int64_t lo = c * per, hi = std::min(rows, lo + per);
+            void *part = weight_grad ? static_cast<char *>(partial.data_ptr()) +
+                                           c * n * partial.element_size()
+                                     : nullptr;
+            if (lo < hi)
+                rowops_cpu_backward_strided(&call, lo, hi, part);
+        }
+    });
+    return partial;
+}
+
+thread_local rowops_impl last_backward_impl = ROWOPS_IMPL_COUNT;
+
+} // namespace
+
+at::Tensor rms_norm_rows_backward(const at::Tensor &grad_y,
+                                  const std::optional<at::Tensor> &grad_rstd,
+                                  const at::Tensor &x, const at::Tensor &rstd)
+{
+    check_rms_norm_rows_backward("rowops.rms_norm_rows_backward", grad_y,
+                                 grad_rstd, x, rstd);
+    at::Tensor grad_x = empty_output(x);
+    if (x.numel() == 0)
+        return grad_x;
+    rowops_backward_call call{};
+    call.op = ROWOPS_OP_RMS_NORM_ROWS;
+    call.grad_out = describe(grad_y);
+    call.grad_rstd = describe_optional(grad_rstd);
+    call.h = describe(x);
+    call.rstd = describe(rstd);
+    call.grad_h = describe(grad_x);
+    const rowops_choice choice = rowops_choose_backward(&call);
+    last_backward_impl = choice.impl;
+    if (choice.impl != ROWOPS_IMPL_CPU_STRIDED)
+        return rms_norm_rows_backward_reference(grad_y, grad_rstd, x, rstd);
+    run_backward_cpu(call, x.numel() / x.size(-1), x.size(-1), false);
+    return grad_x;
+}
+
+std::tuple<at::Tensor, at::Tensor>
+fused_add_rms_norm_backward(const at::Tensor &grad_out,
+                            const std::optional<at::Tensor> &grad_residual_out,
+                            const std::optional<at::Tensor> &grad_rstd,
+                            const at::Tensor &residual_out,
+                            const at::Tensor &weight, const at::Tensor &rstd)
+{
+    check_fused_add_rms_norm_backward("rowops.fused_add_rms_norm_backward",
+                                      grad_out, grad_residual_out, grad_rstd,
+                                      residual_out, weight, rstd);
+    const at::Tensor &h = residual_out;
+    at::Tensor grad_h = empty_output(h);
+    at::Tensor grad_weight = empty_output(weight);
+    if (h.numel() == 0) {
+        grad_weight.zero_(); // a sum over no rows
+        return {grad_h, grad_weight};
+    }
+    rowops_backward_call call{};
+    call.op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    call.grad_out = describe(grad_out);
+    call.grad_residual_out = describe_optional(grad_residual_out);
+    call.grad_rstd = describe_optional(grad_rstd);
+    call.h = describe(h);
+    call.weight = describe(weight);
+    call.rstd = describe(rstd);
+    call.grad_h = describe(grad_h);
+    const rowops_choice choice = rowops_choose_backward(&call);
+    last_backward_impl = choice.impl;
+    if (choice.impl != ROWOPS_IMPL_CPU_STRIDED)
+        return fused_add_rms_norm_backward_reference(
+            grad_out, grad_residual_out, grad_rstd, residual_out, weight, rstd);
+    const at::Tensor partial =
+        run_backward_cpu(call, h.numel() / h.size(-1), h.size(-1), true);
+    grad_weight.copy_(partial.sum(0));
+    return {grad_h, grad_weight};
+}
+
+std::string last_backward_dispatch()
+{
+    return last_backward_impl == ROWOPS_IMPL_COUNT
+               ? ""
+               : rowops_impl_name(last_backward_impl);
+}
+
+std::string explain_backward_dispatch(const at::Tensor &h)
+{
+    rowops_backward_call call{};
+    call.h = describe(h);
+    call.grad_out = call.grad_h = call.h;
+    const rowops_choice choice = rowops_choose_backward(&call);
+    return std::string(rowops_impl_name(choice.impl)) + ": " + choice.reason;
+}
+
+TORCH_LIBRARY_IMPL(rowops, CompositeExplicitAutograd, m)
+{
+    m.impl("rms_norm_rows_backward", &rms_norm_rows_backward);
+    m.impl("fused_add_rms_norm_backward", &fused_add_rms_norm_backward);
+}
+
+TORCH_LIBRARY_FRAGMENT(rowops, m)
+{
+    m.def("_last_backward_dispatch() -> str", &last_backward_dispatch);
+}
+
+} // namespace rowops
