@@ -1,12 +1,15 @@
 # Thin wrapper: every target first runs the idempotent set-up
 # (scripts/setup-env.sh), then CMake does the build.
 #   make test    build, then ctest (C) and pytest (Python)
-#   make bench   build, then the benchmark (a CPU demonstration for now)
+#   make bench   build, then `build/opcost run`: the default suite on the
+#                best device present (the CPU without a GPU); BENCH_ARGS
+#                adds options, e.g. make bench BENCH_ARGS=--quick
 #   make -s python   print the environment's interpreter (import rowops works)
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PYTEST_ARGS ?=
+BENCH_ARGS ?=
 
 .PHONY: all setup configure build test test-c test-python bench python format clean
 
@@ -33,14 +36,14 @@ test: build
 	  $(PY) -m pytest tests/python -q $(PYTEST_ARGS)
 
 bench: build
-	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
-	  $(PY) scripts/demo.py
+	@$(BUILD)/opcost run $(BENCH_ARGS)
 
 python:
 	@scripts/setup-env.sh
 
 format:
-	@clang-format -i kernels/*.[ch] kernels/cuda/*.cu kernels/cuda/*.cuh ops/*.cpp ops/*.h tests/c/*.[ch]
+	@clang-format -i kernels/*.[ch] kernels/cuda/*.cu kernels/cuda/*.cuh \
+	  ops/*.cpp ops/*.h bench/*.[ch] bench/paths/*.[ch] tests/c/*.[ch]
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log

@@ -138,6 +138,14 @@ void rowops_cpu_backward_strided(const rowops_backward_call *call,
                                  int64_t row_begin, int64_t row_end,
                                  void *weight_grad_partial);
 
+/* Threading policy of the CPU kernels: rows per task, so each task
+ * touches at least ~16K elements (small calls run on one thread). */
+static inline int64_t rowops_cpu_grain_rows(int64_t n)
+{
+    const int64_t g = 16384 / (n > 1 ? n : 1);
+    return g > 1 ? g : 1;
+}
+
 /* Accumulation dtype of the contract for an input dtype. */
 static inline rowops_dtype rowops_acc_dtype(rowops_dtype x)
 {

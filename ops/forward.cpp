@@ -18,19 +18,13 @@ namespace rowops
 namespace
 {
 
-// Rows per task so each task touches at least ~16K elements.
-int64_t grain_rows(int64_t n)
-{
-    return std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1));
-}
-
 using cpu_kernel = void (*)(const rowops_call *, int64_t, int64_t);
 
 void run_cpu(const rowops_call &call, cpu_kernel kernel)
 {
     const int64_t rows = rowops_tensor_rows(&call.x);
     const int64_t n = call.x.sizes[call.x.rank - 1];
-    at::parallel_for(0, rows, grain_rows(n),
+    at::parallel_for(0, rows, rowops_cpu_grain_rows(n),
                      [&](int64_t b, int64_t e) { kernel(&call, b, e); });
 }
 

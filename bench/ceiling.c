@@ -1,0 +1,497 @@
+/* Timing: all threads leave a barrier, each reads the clock, runs its slice,
+ * reads the clock again and waits at a second barrier. A trial lasts from
+ * the earliest start to the latest end: a thread descheduled after the
+ * barrier can only lengthen it (timing from one thread's clock reads could
+ * miss work the others did meanwhile and report up to T times the
+ * bandwidth). */
+#define _POSIX_C_SOURCE 200809L
+#include "ceiling.h"
+
+#include "timer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define HAVE_NT 1
+#else
+#define HAVE_NT 0
+#endif
+
+#define SCALAR 3.0 /* STREAM's */
+#define REL_TOL 1e-13
+
+/* An empty asm with a memory clobber in each block of the ordinary
+ * kernels: otherwise gcc turns the copy loop into memcpy, which for large
+ * sizes uses non-temporal stores itself. Costs no instructions. */
+#define COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
+
+static void copy_plain(double *c, const double *a, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 8 <= n; i += 8) {
+        _mm_storeu_pd(c + i, _mm_loadu_pd(a + i));
+        _mm_storeu_pd(c + i + 2, _mm_loadu_pd(a + i + 2));
+        _mm_storeu_pd(c + i + 4, _mm_loadu_pd(a + i + 4));
+        _mm_storeu_pd(c + i + 6, _mm_loadu_pd(a + i + 6));
+        COMPILER_BARRIER();
+    }
+#else
+    for (; i + 8 <= n; i += 8) {
+        for (size_t k = 0; k < 8; ++k)
+            c[i + k] = a[i + k];
+        COMPILER_BARRIER();
+    }
+#endif
+    for (; i < n; ++i)
+        c[i] = a[i];
+}
+
+static void triad_plain(double *a, const double *b, const double *c, size_t n,
+                        double s)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128d vs = _mm_set1_pd(s);
+    for (; i + 8 <= n; i += 8) {
+        for (size_t k = 0; k < 8; k += 2)
+            _mm_storeu_pd(a + i + k,
+                          _mm_add_pd(_mm_loadu_pd(b + i + k),
+                                     _mm_mul_pd(vs, _mm_loadu_pd(c + i + k))));
+        COMPILER_BARRIER();
+    }
+#else
+    for (; i + 8 <= n; i += 8) {
+        for (size_t k = 0; k < 8; ++k)
+            a[i + k] = b[i + k] + s * c[i + k];
+        COMPILER_BARRIER();
+    }
+#endif
+    for (; i < n; ++i)
+        a[i] = b[i] + s * c[i];
+}
+
+#if HAVE_NT
+/* Streaming stores need 16-byte alignment: scalar head and tail. */
+static void copy_nt(double *c, const double *a, size_t n)
+{
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(c + i) & 15); ++i)
+        c[i] = a[i];
+    for (; i + 8 <= n; i += 8) {
+        _mm_stream_pd(c + i, _mm_loadu_pd(a + i));
+        _mm_stream_pd(c + i + 2, _mm_loadu_pd(a + i + 2));
+        _mm_stream_pd(c + i + 4, _mm_loadu_pd(a + i + 4));
+        _mm_stream_pd(c + i + 6, _mm_loadu_pd(a + i + 6));
+    }
+    for (; i + 2 <= n; i += 2)
+        _mm_stream_pd(c + i, _mm_loadu_pd(a + i));
+    for (; i < n; ++i)
+        c[i] = a[i];
+    _mm_sfence(); /* order the weakly-ordered stores before the barrier */
+}
+
+static void triad_nt(double *a, const double *b, const double *c, size_t n,
+                     double s)
+{
+    const __m128d vs = _mm_set1_pd(s);
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(a + i) & 15); ++i)
+        a[i] = b[i] + s * c[i];
+    for (; i + 2 <= n; i += 2)
+        _mm_stream_pd(a + i, _mm_add_pd(_mm_loadu_pd(b + i),
+                                        _mm_mul_pd(vs, _mm_loadu_pd(c + i))));
+    for (; i < n; ++i)
+        a[i] = b[i] + s * c[i];
+    _mm_sfence();
+}
+#endif
+
+int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
+                              const double *b, double *c, size_t n,
+                              double scalar)
+{
+    switch (kernel) {
+    case OPCOST_CEILING_COPY: copy_plain(c, a, n); return 0;
+    case OPCOST_CEILING_TRIAD: triad_plain(a, b, c, n, scalar); return 0;
+#if HAVE_NT
+    case OPCOST_CEILING_COPY_NT: copy_nt(c, a, n); return 0;
+    case OPCOST_CEILING_TRIAD_NT: triad_nt(a, b, c, n, scalar); return 0;
+#endif
+    default: return -1;
+    }
+}
+
+/* ---- Last-level cache size. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    const int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (!ok)
+        return -1;
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+/* "32768K", "1M", "512" -> bytes; 0 if unreadable. */
+static size_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return 0;
+    const unsigned shift = *end == 'K'   ? 10
+                           : *end == 'M' ? 20
+                           : *end == 'G' ? 30
+                                         : 0;
+    if ((shift && end[1]) || (!shift && *end))
+        return 0;
+    return (size_t)(v << shift);
+}
+
+size_t opcost_llc_bytes(char *source, size_t len)
+{
+    static const char dir[] = "/sys/devices/system/cpu/cpu0/cache";
+    int best_level = 0, best_index = -1;
+    size_t best = 0;
+    char best_type[32] = "";
+    for (int i = 0; i < 16; ++i) {
+        char path[128], level[32], type[32], size[32];
+        snprintf(path, sizeof path, "%s/index%d/level", dir, i);
+        if (read_line(path, level, sizeof level))
+            continue;
+        snprintf(path, sizeof path, "%s/index%d/type", dir, i);
+        if (read_line(path, type, sizeof type) || !strcmp(type, "Instruction"))
+            continue;
+        snprintf(path, sizeof path, "%s/index%d/size", dir, i);
+        if (read_line(path, size, sizeof size))
+            continue;
+        const int lv = atoi(level);
+        const size_t bytes = parse_size(size);
+        if (bytes && lv > best_level) {
+            best_level = lv;
+            best_index = i;
+            best = bytes;
+            snprintf(best_type, sizeof best_type, "%s", type);
+        }
+    }
+    if (best) {
+        if (source)
+            snprintf(source, len, "sysfs %s/index%d (L%d %s)", dir, best_index,
+                     best_level, best_type);
+        return best;
+    }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    const long sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (sc > 0) {
+        if (source)
+            snprintf(source, len, "sysconf(_SC_LEVEL3_CACHE_SIZE)");
+        return (size_t)sc;
+    }
+#endif
+    if (source)
+        snprintf(source, len,
+                 "fallback: no LLC size in sysfs or sysconf, "
+                 "assumed 32 MiB");
+    return OPCOST_LLC_FALLBACK_BYTES;
+}
+
+/* ---- The threaded probe. */
+typedef struct probe {
+    double *a, *b, *c;
+    int threads;
+    pthread_barrier_t barrier;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int go; /* 0 wait, 1 run, -1 abort (a thread failed to start) */
+    double seconds[OPCOST_CEILING_TRIALS][OPCOST_CEILING_KERNELS];
+    int available[OPCOST_CEILING_KERNELS];
+    double expect_a, expect_b, expect_c;
+} probe;
+
+typedef struct worker {
+    probe *p;
+    size_t lo, hi;
+    double max_rel_err;
+    int64_t start_ns[OPCOST_CEILING_TRIALS][OPCOST_CEILING_KERNELS];
+    int64_t end_ns[OPCOST_CEILING_TRIALS][OPCOST_CEILING_KERNELS];
+    pthread_t tid;
+} worker;
+
+static double rel_err(double got, double want)
+{
+    return fabs(got - want) / fabs(want);
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    probe *p = w->p;
+    pthread_mutex_lock(&p->mu);
+    while (p->go == 0)
+        pthread_cond_wait(&p->cv, &p->mu);
+    const int go = p->go;
+    pthread_mutex_unlock(&p->mu);
+    if (go < 0)
+        return NULL;
+    const size_t n = w->hi - w->lo;
+    double *a = p->a + w->lo, *b = p->b + w->lo, *c = p->c + w->lo;
+    /* First touch by the owner: its pages land on its NUMA node. */
+    for (size_t i = 0; i < n; ++i) {
+        a[i] = 1.0;
+        b[i] = 2.0;
+        c[i] = 0.0;
+    }
+    for (int t = 0; t < OPCOST_CEILING_TRIALS; ++t) {
+        for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+            if (!p->available[k])
+                continue;
+            pthread_barrier_wait(&p->barrier);
+            w->start_ns[t][k] = opcost_now_ns();
+            opcost_ceiling_kernel_run((opcost_ceiling_kernel_id)k, a, b, c, n,
+                                      SCALAR);
+            w->end_ns[t][k] = opcost_now_ns();
+            pthread_barrier_wait(&p->barrier);
+        }
+    }
+    /* STREAM's check: every element against the scalar recurrence. */
+    double e = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        const double ea = rel_err(a[i], p->expect_a);
+        const double eb = rel_err(b[i], p->expect_b);
+        const double ec = rel_err(c[i], p->expect_c);
+        const double m = ea > eb ? (ea > ec ? ea : ec) : (eb > ec ? eb : ec);
+        /* !(m <= e) also catches NaN. */
+        if (!(m <= e))
+            e = isnan(m) ? INFINITY : m;
+    }
+    w->max_rel_err = e;
+    return NULL;
+}
+
+static void start(probe *p, int go)
+{
+    pthread_mutex_lock(&p->mu);
+    p->go = go;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static const char *const kernel_names[OPCOST_CEILING_KERNELS] = {
+    "copy", "triad", "copy_nt", "triad_nt"};
+
+static void fill_kernel_info(opcost_ceiling *out)
+{
+    for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+        opcost_ceiling_kernel *ki = &out->k[k];
+        const int triad =
+            k == OPCOST_CEILING_TRIAD || k == OPCOST_CEILING_TRIAD_NT;
+        const int nt = k >= OPCOST_CEILING_COPY_NT;
+        ki->name = kernel_names[k];
+        ki->available = !nt || HAVE_NT;
+        ki->bytes_per_element = triad ? 24 : 16;
+        ki->wa_bytes_per_element = nt ? 0 : ki->bytes_per_element + 8;
+        ki->best_s = ki->avg_s = ki->gbps = ki->wa_gbps = NAN;
+    }
+}
+
+static int run_probe(probe *p, worker *w, int threads, size_t n,
+                     opcost_ceiling *out, char *err, size_t errlen)
+{
+    int created = 0, rc = 0;
+    /* Slices are whole cache lines (8 doubles); the last takes the rest. */
+    const size_t per = n / (size_t)threads / 8 * 8;
+    for (int t = 0; t < threads; ++t) {
+        w[t].p = p;
+        w[t].lo = (size_t)t * per;
+        w[t].hi = t == threads - 1 ? n : (size_t)(t + 1) * per;
+        w[t].max_rel_err = 0.0;
+        const int e = pthread_create(&w[t].tid, NULL, work, &w[t]);
+        if (e) {
+            snprintf(err, errlen, "threads: cannot start thread %d of %d: %s",
+                     t + 1, threads, strerror(e));
+            rc = -1;
+            break;
+        }
+        ++created;
+    }
+    start(p, rc ? -1 : 1);
+    for (int t = 0; t < created; ++t)
+        pthread_join(w[t].tid, NULL);
+    if (rc)
+        return -1;
+    for (int t = 0; t < OPCOST_CEILING_TRIALS; ++t) {
+        for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+            int64_t first = w[0].start_ns[t][k], last = w[0].end_ns[t][k];
+            for (int i = 1; i < threads; ++i) {
+                first =
+                    w[i].start_ns[t][k] < first ? w[i].start_ns[t][k] : first;
+                last = w[i].end_ns[t][k] > last ? w[i].end_ns[t][k] : last;
+            }
+            p->seconds[t][k] = (double)(last - first) * 1e-9;
+        }
+    }
+    out->max_rel_err = 0.0;
+    for (int t = 0; t < threads; ++t)
+        if (!(w[t].max_rel_err <= out->max_rel_err))
+            out->max_rel_err = w[t].max_rel_err;
+    if (!(out->max_rel_err <= REL_TOL)) {
+        snprintf(err, errlen,
+                 "validation failed: final arrays differ from "
+                 "the STREAM recurrence by %g (relative; limit %g)",
+                 out->max_rel_err, REL_TOL);
+        return -1;
+    }
+    return 0;
+}
+
+/* The scalar recurrence of the kernels in the order the probe runs them. */
+static void expected_values(probe *p)
+{
+    double a = 1.0, b = 2.0, c = 0.0;
+    for (int t = 0; t < OPCOST_CEILING_TRIALS; ++t) {
+        for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+            if (!p->available[k])
+                continue;
+            if (k == OPCOST_CEILING_COPY || k == OPCOST_CEILING_COPY_NT)
+                c = a;
+            else
+                a = b + SCALAR * c;
+        }
+    }
+    p->expect_a = a;
+    p->expect_b = b;
+    p->expect_c = c;
+}
+
+static void summarize(const probe *p, opcost_ceiling *out)
+{
+    out->best_gbps = 0.0;
+    out->best_kernel = NULL;
+    for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+        opcost_ceiling_kernel *ki = &out->k[k];
+        if (!ki->available)
+            continue;
+        double best = INFINITY, sum = 0.0;
+        for (int t = 1; t < OPCOST_CEILING_TRIALS; ++t) {
+            const double s = p->seconds[t][k];
+            best = s < best ? s : best;
+            sum += s;
+        }
+        ki->best_s = best;
+        ki->avg_s = sum / (OPCOST_CEILING_TRIALS - 1);
+        const double n = (double)out->elements;
+        ki->gbps = ki->bytes_per_element * n / best * 1e-9;
+        ki->wa_gbps = ki->wa_bytes_per_element
+                          ? ki->wa_bytes_per_element * n / best * 1e-9
+                          : NAN;
+        if (ki->gbps > out->best_gbps || !out->best_kernel) {
+            out->best_gbps = ki->gbps;
+            out->best_kernel = ki->name;
+        }
+    }
+}
+
+static double *alloc_array(size_t bytes)
+{
+    /* Page-aligned; the size must be a multiple of the alignment. */
+    const size_t page = 4096;
+    return aligned_alloc(page, (bytes + page - 1) / page * page);
+}
+
+int opcost_ceiling_measure(int threads, size_t llc_bytes_or_0,
+                           opcost_ceiling *out, char *err, size_t errlen)
+{
+    const int64_t t_start = opcost_now_ns();
+    if (threads < 1 || threads > OPCOST_CEILING_MAX_THREADS) {
+        snprintf(err, errlen, "threads: must be in [1, %d] (got %d)",
+                 OPCOST_CEILING_MAX_THREADS, threads);
+        return -1;
+    }
+    if (!out) {
+        snprintf(err, errlen, "out: must not be NULL");
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
+    out->threads = threads;
+    out->trials = OPCOST_CEILING_TRIALS;
+    if (llc_bytes_or_0) {
+        out->llc_bytes = llc_bytes_or_0;
+        snprintf(out->llc_source, sizeof out->llc_source, "caller");
+    } else {
+        out->llc_bytes =
+            opcost_llc_bytes(out->llc_source, sizeof out->llc_source);
+    }
+    /* Three arrays of 4 x LLC each must fit in size_t. */
+    if (out->llc_bytes > SIZE_MAX / 16) {
+        snprintf(err, errlen, "llc_bytes: %zu is too large", out->llc_bytes);
+        return -1;
+    }
+    /* Elements: 4 x LLC rounded up to whole cache lines, and at least a
+     * line per thread. */
+    size_t n = (4 * out->llc_bytes + 7) / 8;
+    n = (n + 7) / 8 * 8;
+    if (n < (size_t)threads * 8)
+        n = (size_t)threads * 8;
+    out->elements = n;
+    out->array_bytes = n * sizeof(double);
+    fill_kernel_info(out);
+
+    probe *p = calloc(1, sizeof *p);
+    worker *w = calloc((size_t)threads, sizeof *w);
+    if (p) {
+        p->a = alloc_array(out->array_bytes);
+        p->b = alloc_array(out->array_bytes);
+        p->c = alloc_array(out->array_bytes);
+    }
+    int rc = 0;
+    if (!p || !w || !p->a || !p->b || !p->c) {
+        snprintf(err, errlen,
+                 "cannot allocate 3 arrays of %zu bytes "
+                 "(4 x LLC of %zu bytes)",
+                 out->array_bytes, out->llc_bytes);
+        rc = -1;
+    } else {
+        p->threads = threads;
+        for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k)
+            p->available[k] = out->k[k].available;
+        expected_values(p);
+        pthread_mutex_init(&p->mu, NULL);
+        pthread_cond_init(&p->cv, NULL);
+        const int e =
+            pthread_barrier_init(&p->barrier, NULL, (unsigned)threads);
+        if (e) {
+            snprintf(err, errlen, "threads: cannot create a barrier for %d: %s",
+                     threads, strerror(e));
+            rc = -1;
+        } else {
+            rc = run_probe(p, w, threads, n, out, err, errlen);
+            pthread_barrier_destroy(&p->barrier);
+        }
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
+        if (rc == 0)
+            summarize(p, out);
+    }
+    if (p) {
+        free(p->a);
+        free(p->b);
+        free(p->c);
+    }
+    free(p);
+    free(w);
+    out->seconds = opcost_seconds_since(t_start);
+    return rc;
+}

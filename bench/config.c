@@ -1,0 +1,329 @@
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef OPCOST_SOURCE_DIR
+#define OPCOST_SOURCE_DIR "."
+#endif
+
+enum {
+    OPT_REPS = 256,
+    OPT_REP_BUDGET,
+    OPT_NOISE,
+    OPT_CACHE,
+    OPT_SHAPES_DIR,
+    OPT_SAMPLE_US,
+};
+
+static const struct option options[] = {
+    {"shapes", required_argument, NULL, 's'},
+    {"paths", required_argument, NULL, 'p'},
+    {"variants", required_argument, NULL, 'v'},
+    {"device", required_argument, NULL, 'd'},
+    {"dtype", required_argument, NULL, 't'},
+    {"threads", required_argument, NULL, 'j'},
+    {"out", required_argument, NULL, 'o'},
+    {"quick", no_argument, NULL, 'q'},
+    {"seed", required_argument, NULL, 'S'},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"rep-budget-ms", required_argument, NULL, OPT_REP_BUDGET},
+    {"noise", required_argument, NULL, OPT_NOISE},
+    {"sample-us", required_argument, NULL, OPT_SAMPLE_US},
+    {"cache", required_argument, NULL, OPT_CACHE},
+    {"shapes-dir", required_argument, NULL, OPT_SHAPES_DIR},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+void opcost_config_usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: opcost run [options]\n"
+        "Times every selected path on every shape of the selected shape sets\n"
+        "and writes results/<run_id>.csv (+ .samples.csv). With no options:\n"
+        "the default suite (llama-3.1-8b-conv and edges, every path) on the\n"
+        "best device present.\n\n"
+        "  --shapes NAME|FILE   a shape set in shapes/ (e.g. qwen2.5-7b-code)\n"
+        "                       or a shape file; repeatable\n"
+        "                       (default: llama-3.1-8b-conv, edges)\n"
+        "  --paths LIST         comma-separated paths (default: all; see\n"
+        "                       `opcost list`)\n"
+        "  --variants LIST      kernel variants for the kernel path: auto "
+        "(what\n"
+        "                       the eligibility function picks) or names from\n"
+        "                       `opcost list`, or all (default: auto)\n"
+        "  --device cpu|cuda    the device (default: cuda if present, else "
+        "cpu)\n"
+        "  --dtype LIST         only these dtypes of the shape sets: float32,\n"
+        "                       float16, bfloat16, float64 (default: all)\n"
+        "  --threads N          intra-op threads, 1..1024 (default: online "
+        "CPUs)\n"
+        "  --out FILE           the results CSV, must end in .csv\n"
+        "                       (default: results/<run_id>.csv)\n"
+        "  --quick              a CI-sized run: fewer shapes, shorter budgets\n"
+        "  --seed N             seed of the input values and the path order\n"
+        "                       (default: 1)\n"
+        "  --reps N             repetitions per point, interleaved across "
+        "paths\n"
+        "                       in a shuffled order, 5..1000 (default: 5)\n"
+        "  --rep-budget-ms X    time budget of one repetition of one path\n"
+        "                       (default: 20; --quick: 2)\n"
+        "  --noise X            a repetition stops early once the 95%% CI of\n"
+        "                       its median is within X of it (default: 0.01)\n"
+        "  --sample-us X        calls are batched so one sample lasts at "
+        "least\n"
+        "                       X microseconds (default: 20)\n"
+        "  --cache cold|warm    cold: input sets rotated beyond the "
+        "last-level\n"
+        "                       cache; warm: one set (default: cold)\n"
+        "  --shapes-dir DIR     where shape-set names resolve (default: the\n"
+        "                       source tree's shapes/)\n"
+        "  --help               this text\n");
+}
+
+static int bad(char *err, size_t len, const char *opt, const char *rule,
+               const char *got)
+{
+    snprintf(err, len, "--%s: %s, got '%s'", opt, rule, got);
+    return -1;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *v)
+{
+    char *end;
+    errno = 0;
+    const long x = strtol(s, &end, 10);
+    if (errno || end == s || *end || x < lo || x > hi)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static int parse_real(const char *s, double lo, double hi, double *v)
+{
+    char *end;
+    errno = 0;
+    const double x = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(x) || x < lo || x > hi)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* Splits a comma list; calls add for each item. */
+static int each_item(const char *list, const char *opt, char *err, size_t len,
+                     int (*add)(void *ctx, const char *item, char *err,
+                                size_t len),
+                     void *ctx)
+{
+    char buf[1024];
+    if (strlen(list) >= sizeof buf || !*list)
+        return bad(err, len, opt, "must be a non-empty comma-separated list",
+                   list);
+    strcpy(buf, list);
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save))
+        if (add(ctx, item, err, len))
+            return -1;
+    return 0;
+}
+
+static int add_path(void *ctx, const char *item, char *err, size_t len)
+{
+    opcost_config *c = ctx;
+    const opcost_path *p = opcost_path_find(item);
+    if (!p) {
+        char known[256] = "";
+        for (size_t i = 0; i < opcost_path_count(); ++i) {
+            strcat(known, i ? ", " : "");
+            strcat(known, opcost_path_at(i)->name);
+        }
+        snprintf(err, len, "--paths: unknown path '%s' (known: %s)", item,
+                 known);
+        return -1;
+    }
+    for (int i = 0; i < c->npaths; ++i)
+        if (c->paths[i] == p)
+            return bad(err, len, "paths", "lists a path twice", item);
+    c->paths[c->npaths++] = p;
+    return 0;
+}
+
+static int add_variant(void *ctx, const char *item, char *err, size_t len)
+{
+    opcost_config *c = ctx;
+    if (strcmp(item, "all") == 0) {
+        for (size_t i = 0; i < opcost_variant_count(); ++i)
+            if (c->nvariants < OPCOST_MAX_SELECTED)
+                c->variants[c->nvariants++] = opcost_variant_at(i);
+        return 0;
+    }
+    const opcost_variant *v = opcost_variant_find(item);
+    if (!v) {
+        char known[256] = "auto, all";
+        for (size_t i = 0; i < opcost_variant_count(); ++i) {
+            strcat(known, ", ");
+            strcat(known, opcost_variant_at(i)->name);
+        }
+        snprintf(err, len, "--variants: unknown variant '%s' (known: %s)", item,
+                 known);
+        return -1;
+    }
+    for (int i = 0; i < c->nvariants; ++i)
+        if (c->variants[i] == v)
+            return bad(err, len, "variants", "lists a variant twice", item);
+    if (c->nvariants >= OPCOST_MAX_SELECTED)
+        return bad(err, len, "variants", "too many variants", item);
+    c->variants[c->nvariants++] = v;
+    return 0;
+}
+
+static int add_dtype(void *ctx, const char *item, char *err, size_t len)
+{
+    opcost_config *c = ctx;
+    rowops_dtype d;
+    if (opcost_dtype_from_name(item, &d))
+        return bad(err, len, "dtype",
+                   "each must be float32, float16, bfloat16 or float64", item);
+    c->dtype_mask |= 1u << d;
+    return 0;
+}
+
+int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
+                        size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->threads = cpus > 0 ? (int)cpus : 1;
+    cfg->shapes_dir = OPCOST_SOURCE_DIR "/shapes";
+    cfg->results_dir = OPCOST_SOURCE_DIR "/results";
+    cfg->seed = 1;
+    cfg->reps = 5;
+    cfg->rep_budget_s = -1;
+    cfg->noise_target = 0.01;
+    cfg->target_sample_us = 20;
+    cfg->cold = 1;
+    long v;
+    double x;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            if (cfg->nshapes >= OPCOST_MAX_SHAPE_SETS)
+                return bad(err, errlen, "shapes", "at most 32 shape sets",
+                           optarg);
+            cfg->shapes[cfg->nshapes++] = optarg;
+            break;
+        case 'p':
+            if (each_item(optarg, "paths", err, errlen, add_path, cfg))
+                return -1;
+            break;
+        case 'v':
+            if (each_item(optarg, "variants", err, errlen, add_variant, cfg))
+                return -1;
+            break;
+        case 'd':
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+                return bad(err, errlen, "device", "must be cpu or cuda",
+                           optarg);
+            cfg->cuda = strcmp(optarg, "cuda") == 0;
+            break;
+        case 't':
+            if (each_item(optarg, "dtype", err, errlen, add_dtype, cfg))
+                return -1;
+            break;
+        case 'j':
+            if (parse_int(optarg, 1, 1024, &v))
+                return bad(err, errlen, "threads",
+                           "must be an integer in 1..1024", optarg);
+            cfg->threads = (int)v;
+            break;
+        case 'o': {
+            const size_t n = strlen(optarg);
+            if (n < 5 || strcmp(optarg + n - 4, ".csv"))
+                return bad(err, errlen, "out", "must be a file ending in .csv",
+                           optarg);
+            cfg->out = optarg;
+            break;
+        }
+        case 'q': cfg->quick = 1; break;
+        case 'S':
+            if (parse_int(optarg, 0, 2147483647L, &v))
+                return bad(err, errlen, "seed",
+                           "must be an integer in 0..2147483647", optarg);
+            cfg->seed = (uint64_t)v;
+            break;
+        case OPT_REPS:
+            if (parse_int(optarg, 5, 1000, &v))
+                return bad(err, errlen, "reps", "must be an integer in 5..1000",
+                           optarg);
+            cfg->reps = (int)v;
+            break;
+        case OPT_REP_BUDGET:
+            if (parse_real(optarg, 0.01, 60000, &x))
+                return bad(err, errlen, "rep-budget-ms",
+                           "must be a number in 0.01..60000", optarg);
+            cfg->rep_budget_s = x / 1000.0;
+            break;
+        case OPT_NOISE:
+            if (parse_real(optarg, 1e-4, 0.5, &x))
+                return bad(err, errlen, "noise",
+                           "must be a fraction in 0.0001..0.5", optarg);
+            cfg->noise_target = x;
+            break;
+        case OPT_SAMPLE_US:
+            if (parse_real(optarg, 0, 1e6, &x))
+                return bad(err, errlen, "sample-us",
+                           "must be a number of microseconds in 0..1e6",
+                           optarg);
+            cfg->target_sample_us = x;
+            break;
+        case OPT_CACHE:
+            if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
+                return bad(err, errlen, "cache", "must be cold or warm",
+                           optarg);
+            cfg->cold = strcmp(optarg, "cold") == 0;
+            break;
+        case OPT_SHAPES_DIR: cfg->shapes_dir = optarg; break;
+        case 'h': opcost_config_usage(stdout); return 1;
+        case ':':
+            snprintf(err, errlen, "%s: needs a value (see opcost run --help)",
+                     argv[optind - 1]);
+            return -1;
+        default:
+            snprintf(err, errlen, "unknown option '%s' (see opcost run --help)",
+                     argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen,
+                 "unexpected argument '%s' (options only; see opcost run "
+                 "--help)",
+                 argv[optind]);
+        return -1;
+    }
+    if (cfg->nshapes == 0) {
+        cfg->shapes[cfg->nshapes++] = "llama-3.1-8b-conv";
+        cfg->shapes[cfg->nshapes++] = "edges";
+    }
+    if (cfg->npaths == 0)
+        for (size_t i = 0; i < opcost_path_count(); ++i)
+            cfg->paths[cfg->npaths++] = opcost_path_at(i);
+    if (cfg->nvariants == 0)
+        cfg->variants[cfg->nvariants++] = &opcost_variant_auto;
+    if (cfg->rep_budget_s < 0)
+        cfg->rep_budget_s = cfg->quick ? 0.002 : 0.020;
+    return 0;
+}

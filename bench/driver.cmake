@@ -1,0 +1,40 @@
+# The opcost driver (build/opcost): C11 over the kernels, the measurement
+# and shape libraries, and the libtorch bridge in librowops_torch.so. The
+# driver's pieces are a library so the tests can reach each of them.
+if(ROWOPS_WITH_TORCH)
+  file(GLOB OPCOST_PATH_SOURCES CONFIGURE_DEPENDS
+    ${CMAKE_SOURCE_DIR}/bench/paths/*.c)
+  add_library(opcost_bench STATIC
+    bench/config.c bench/run.c bench/report.c bench/timing.c
+    bench/attribution.c bench/hostinfo.c bench/workload.c bench/verify.c
+    bench/variants.c ${OPCOST_PATH_SOURCES})
+  target_include_directories(opcost_bench PUBLIC bench bench/paths ops)
+  target_compile_definitions(opcost_bench PUBLIC
+    OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}" _POSIX_C_SOURCE=200809L)
+  target_compile_options(opcost_bench PRIVATE ${OPCOST_WARNINGS})
+  target_link_libraries(opcost_bench PUBLIC opcost_measure opcost_shapes
+    rowops_testref rowops_kernels rowops_torch)
+
+  add_executable(opcost bench/main.c)
+  target_compile_options(opcost PRIVATE ${OPCOST_WARNINGS})
+  target_link_libraries(opcost PRIVATE opcost_bench)
+
+  # Each path's verification (and that a wrong output is caught), the
+  # attribution, and a --quick run whose CSV passes the schema check.
+  foreach(t test_paths test_attribution)
+    add_executable(${t} tests/c/${t}.c tests/c/c_samples.c)
+    target_link_libraries(${t} PRIVATE opcost_bench)
+    target_compile_options(${t} PRIVATE ${OPCOST_WARNINGS})
+    add_test(NAME ${t} COMMAND ${t})
+  endforeach()
+  add_test(NAME opcost_quick_run
+    COMMAND opcost run --quick --out ${CMAKE_BINARY_DIR}/quick/quick.csv)
+  set_tests_properties(opcost_quick_run PROPERTIES FIXTURES_SETUP quick_csv)
+  add_test(NAME opcost_quick_csv_schema
+    COMMAND opcost check ${CMAKE_BINARY_DIR}/quick/quick.csv)
+  set_tests_properties(opcost_quick_csv_schema PROPERTIES
+    FIXTURES_REQUIRED quick_csv)
+  add_test(NAME opcost_bad_option COMMAND opcost run --threads 0)
+  set_tests_properties(opcost_bad_option PROPERTIES
+    PASS_REGULAR_EXPRESSION "--threads: must be an integer in 1..1024, got '0'")
+endif()

@@ -1,0 +1,120 @@
+/* opcost: the benchmark driver. Subcommands: run, list, shapes. */
+#include "derive.h"
+#include "path.h"
+#include "results_csv.h"
+#include "run.h"
+#include "variants.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef OPCOST_SOURCE_DIR
+#define OPCOST_SOURCE_DIR "."
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: opcost <command> [options]\n"
+               "  run      time the paths over shape distributions (opcost run "
+               "--help)\n"
+               "  list     the paths, kernel variants and shape sets\n"
+               "  shapes   derive shape distributions from request traces "
+               "(opcost shapes --help)\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_main(void)
+{
+    printf("paths:\n");
+    for (size_t i = 0; i < opcost_path_count(); ++i)
+        printf("  %-12s %s\n", opcost_path_at(i)->name,
+               opcost_path_at(i)->description);
+    printf("kernel variants (--variants, for the kernel path):\n");
+    printf("  %-18s %s\n", "auto", "what the eligibility function picks");
+    for (size_t i = 0; i < opcost_variant_count(); ++i)
+        printf("  %-18s\n", opcost_variant_at(i)->name);
+    printf("shape sets (--shapes, in %s/shapes):\n", OPCOST_SOURCE_DIR);
+    DIR *d = opendir(OPCOST_SOURCE_DIR "/shapes");
+    char *names[256];
+    size_t n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) && n < 256;) {
+        const size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".csv"))
+            names[n++] = strndup(e->d_name, len - 4);
+    }
+    if (d)
+        closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; ++i) {
+        printf("  %s\n", names[i]);
+        free(names[i]);
+    }
+    return 0;
+}
+
+static int check_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: opcost check FILE.csv...\n");
+        return 2;
+    }
+    int bad = 0;
+    for (int i = 1; i < argc; ++i) {
+        char err[1024];
+        opcost_result *rows = NULL;
+        size_t n = 0;
+        if (opcost_results_read(argv[i], &rows, &n, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            bad = 1;
+            continue;
+        }
+        /* the sidecar, when present, must match the rows */
+        char side[4096];
+        opcost_sample *samples = NULL;
+        size_t ns = 0;
+        if (opcost_samples_path(argv[i], side, sizeof side, err, sizeof err) ==
+                0 &&
+            access(side, F_OK) == 0 &&
+            opcost_samples_read(argv[i], rows, n, &samples, &ns, err,
+                                sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            bad = 1;
+        }
+        if (!bad)
+            printf("%s: %zu rows, %zu samples: ok\n", argv[i], n, ns);
+        free(samples);
+        free(rows);
+    }
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "run"))
+        return opcost_run_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list"))
+        return list_main();
+    if (!strcmp(cmd, "check"))
+        return check_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "shapes"))
+        return opcost_shapes_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "opcost: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

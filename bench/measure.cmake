@@ -1,0 +1,22 @@
+# bench/ measurement pieces: monotonic timer, sample statistics and stopping
+# rules, the results CSV (schema, writer, parser), the memory-bandwidth
+# ceiling. Included from the top-level CMakeLists.txt after enable_testing().
+find_package(Threads REQUIRED)
+
+add_library(opcost_measure STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/timer.c
+  ${CMAKE_CURRENT_LIST_DIR}/stats.c
+  ${CMAKE_CURRENT_LIST_DIR}/results_csv.c
+  ${CMAKE_CURRENT_LIST_DIR}/ceiling.c)
+target_include_directories(opcost_measure PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_compile_options(opcost_measure PRIVATE ${OPCOST_WARNINGS})
+target_link_libraries(opcost_measure PUBLIC m Threads::Threads)
+
+# The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c).
+foreach(t test_stats test_csv test_ceiling)
+  add_executable(${t} ${PROJECT_SOURCE_DIR}/tests/c/${t}.c
+    ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c)
+  target_link_libraries(${t} PRIVATE opcost_measure rowops_testref)
+  target_compile_options(${t} PRIVATE ${OPCOST_WARNINGS})
+  add_test(NAME ${t} COMMAND ${t})
+endforeach()

@@ -1,0 +1,48 @@
+/* A benchmark path: one way a model can get from the inputs in their
+ * original layout to the outputs it needs. Each path is one file in
+ * bench/paths/ implementing this interface, registered in one table
+ * (bench/paths/registry.c); adding a path is adding a file and a row. */
+#ifndef OPCOST_PATH_H
+#define OPCOST_PATH_H
+
+#include "variants.h"
+#include "verify.h"
+#include "workload.h"
+
+#include <stddef.h>
+
+struct opcost_path;
+
+/* The state of one (point, path, variant). */
+typedef struct opcost_path_run {
+    const struct opcost_path *path;
+    const opcost_variant *variant; /* kernel variant; auto for others */
+    opcost_workload *w;
+    void *priv;              /* the path's own state */
+    char dispatch_path[128]; /* what the path ran, filled by prepare/verify */
+} opcost_path_run;
+
+typedef struct opcost_path {
+    const char *name;
+    const char *description;
+    int takes_variants; /* --variants applies */
+    int needs_torch;    /* reaches libtorch through the bridge */
+    /* Sets up for r->w (conversions, wrapping). 0 ready; 1 skipped with
+     * the reason in why; -1 error in why. */
+    int (*prepare)(opcost_path_run *r, char *why, size_t len);
+    /* One call on input set `set`: what is timed. 0, or -1 with err. */
+    int (*run)(opcost_path_run *r, int set, char *err, size_t len);
+    /* After run(set) on poisoned outputs: 0 right, 1 wrong (why), -1
+     * error (why). */
+    int (*verify)(opcost_path_run *r, int set, char *why, size_t len);
+    /* Only the layout conversions the path performs, for attribution;
+     * NULL when the path converts nothing. */
+    int (*convert)(opcost_path_run *r, int set, char *err, size_t len);
+    void (*release)(opcost_path_run *r);
+} opcost_path;
+
+size_t opcost_path_count(void);
+const opcost_path *opcost_path_at(size_t i);
+const opcost_path *opcost_path_find(const char *name);
+
+#endif

@@ -1,0 +1,114 @@
+/* `kernel`: the rowops C kernel alone, on inputs already in the layout it
+ * wants (contiguous, aligned: converted once in prepare, not timed),
+ * called directly with no eligibility check and no dispatcher. The
+ * variant picks the kernel (auto: what rowops_choose picks). */
+#include "path.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kernel_state {
+    rowops_call *calls; /* per set: contiguous inputs, the set's outputs */
+    void *copies;       /* contiguous copies of non-contiguous inputs */
+    opcost_cpu_kernel kernel;
+} kernel_state;
+
+static void copy_rows(const rowops_tensor *src, rowops_tensor *dst)
+{
+    const size_t es = rowops_dtype_size(src->dtype);
+    const int64_t B = src->sizes[0], N = src->sizes[1];
+    for (int64_t b = 0; b < B; ++b)
+        for (int64_t i = 0; i < N; ++i)
+            memcpy((char *)dst->data + (size_t)(b * N + i) * es,
+                   (const char *)src->data +
+                       (size_t)(b * src->strides[0] + i * src->strides[1]) * es,
+                   es);
+}
+
+static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
+{
+    kernel_state *s = calloc(1, sizeof *s);
+    opcost_workload *w = r->w;
+    if (!s || !(s->calls = calloc((size_t)w->nsets, sizeof *s->calls)))
+        goto oom;
+    r->priv = s;
+    const int fused = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    const size_t bytes =
+        (size_t)(w->c.B * w->c.N) * rowops_dtype_size(w->c.dtype);
+    const size_t per_set = (bytes + 63) / 64 * 64 * (fused ? 2 : 1);
+    if (w->c.layout != OPCOST_CONTIGUOUS &&
+        !(s->copies = aligned_alloc(64, per_set * (size_t)w->nsets)))
+        goto oom;
+    for (int i = 0; i < w->nsets; ++i) {
+        rowops_call c = opcost_workload_call(w, i);
+        if (s->copies) {
+            char *base = (char *)s->copies + per_set * (size_t)i;
+            rowops_tensor x =
+                opcost_contiguous(base, w->c.dtype, w->c.B, w->c.N);
+            copy_rows(&c.x, &x);
+            c.x = x;
+            if (fused) {
+                rowops_tensor res = opcost_contiguous(
+                    base + per_set / 2, w->c.dtype, w->c.B, w->c.N);
+                copy_rows(&c.residual, &res);
+                c.residual = res;
+            }
+        }
+        s->calls[i] = c;
+    }
+    rowops_impl impl = r->variant->impl;
+    if (r->variant == &opcost_variant_auto)
+        impl = rowops_choose(&s->calls[0]).impl;
+    else if (!opcost_variant_admits(r->variant, &s->calls[0], why, len))
+        return 1;
+    s->kernel = opcost_cpu_kernel_of(impl);
+    if (!s->kernel) {
+        snprintf(why, len, "no CPU kernel for %s", rowops_impl_name(impl));
+        return 1;
+    }
+    snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
+             rowops_impl_name(impl));
+    return 0;
+oom:
+    snprintf(why, len, "cannot allocate the kernel path's contiguous inputs");
+    return -1;
+}
+
+static int kernel_run(opcost_path_run *r, int set, char *err, size_t len)
+{
+    (void)err, (void)len;
+    const kernel_state *s = r->priv;
+    opcost_run_cpu_kernel(s->kernel, &s->calls[set]);
+    return 0;
+}
+
+static int kernel_verify(opcost_path_run *r, int set, char *why, size_t len)
+{
+    const rowops_call *c = &((kernel_state *)r->priv)->calls[set];
+    const opcost_outputs o = {c->out, c->residual_out, c->rstd};
+    return opcost_verify_outputs(r->w, set, &o, why, len);
+}
+
+static void kernel_release(opcost_path_run *r)
+{
+    kernel_state *s = r->priv;
+    if (s) {
+        free(s->calls);
+        free(s->copies);
+        free(s);
+    }
+    r->priv = NULL;
+}
+
+const opcost_path opcost_path_kernel = {
+    "kernel",
+    "the rowops C kernel alone, on contiguous inputs (the layout it wants)",
+    1,
+    1,
+    kernel_prepare,
+    kernel_run,
+    kernel_verify,
+    NULL,
+    kernel_release,
+};

@@ -1,0 +1,57 @@
+/* `kernel-e2e`: a C caller's whole call: the inputs in their original
+ * layout, the eligibility function on every call, then the kernel it
+ * picks, writing the final contiguous outputs. */
+#include "path.h"
+
+#include <stdio.h>
+
+static int e2e_prepare(opcost_path_run *r, char *why, size_t len)
+{
+    const rowops_call c = opcost_workload_call(r->w, 0);
+    const rowops_choice choice = rowops_choose(&c);
+    if (!opcost_cpu_kernel_of(choice.impl)) {
+        snprintf(why, len, "no C kernel for this call: %s", choice.reason);
+        return 1;
+    }
+    snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
+             rowops_impl_name(choice.impl));
+    return 0;
+}
+
+static int e2e_run(opcost_path_run *r, int set, char *err, size_t len)
+{
+    const rowops_call c = opcost_workload_call(r->w, set);
+    const rowops_choice choice = rowops_choose(&c);
+    const opcost_cpu_kernel k = opcost_cpu_kernel_of(choice.impl);
+    if (!k) {
+        snprintf(err, len, "no C kernel: %s", choice.reason);
+        return -1;
+    }
+    opcost_run_cpu_kernel(k, &c);
+    return 0;
+}
+
+static int e2e_verify(opcost_path_run *r, int set, char *why, size_t len)
+{
+    const opcost_set *s = &r->w->sets[set];
+    const opcost_outputs o = {s->out, s->residual_out, s->rstd};
+    return opcost_verify_outputs(r->w, set, &o, why, len);
+}
+
+static void e2e_release(opcost_path_run *r)
+{
+    (void)r;
+}
+
+const opcost_path opcost_path_kernel_e2e = {
+    "kernel-e2e",
+    "the C kernel from the original layout to the final output, through the "
+    "eligibility function",
+    0,
+    1,
+    e2e_prepare,
+    e2e_run,
+    e2e_verify,
+    NULL,
+    e2e_release,
+};

@@ -1,0 +1,33 @@
+/* The table of benchmark paths, in the order they are listed. */
+#include "path.h"
+
+#include <string.h>
+
+extern const opcost_path opcost_path_kernel;
+extern const opcost_path opcost_path_kernel_e2e;
+extern const opcost_path opcost_path_eager_cpp;
+extern const opcost_path opcost_path_reference;
+extern const opcost_path opcost_path_native;
+
+static const opcost_path *const paths[] = {
+    &opcost_path_kernel,    &opcost_path_kernel_e2e, &opcost_path_eager_cpp,
+    &opcost_path_reference, &opcost_path_native,
+};
+
+size_t opcost_path_count(void)
+{
+    return sizeof paths / sizeof paths[0];
+}
+
+const opcost_path *opcost_path_at(size_t i)
+{
+    return i < opcost_path_count() ? paths[i] : NULL;
+}
+
+const opcost_path *opcost_path_find(const char *name)
+{
+    for (size_t i = 0; i < opcost_path_count(); ++i)
+        if (strcmp(paths[i]->name, name) == 0)
+            return paths[i];
+    return NULL;
+}

@@ -1,0 +1,21 @@
+/* Shared by the paths that reach PyTorch through the bridge (eager-cpp,
+ * reference, native): every set's inputs wrapped once as tensors in their
+ * original layout, one call per run, the outputs held until the next call
+ * replaces them (as a model frees the previous activation). */
+#ifndef OPCOST_TORCH_ROUTE_H
+#define OPCOST_TORCH_ROUTE_H
+
+#include "path.h"
+#include "rowops_bridge.h"
+
+int opcost_torch_prepare(opcost_path_run *r, rowops_bridge_route route,
+                         char *why, size_t len);
+int opcost_torch_run(opcost_path_run *r, int set, char *err, size_t len);
+int opcost_torch_verify(opcost_path_run *r, int set, char *why, size_t len);
+/* x.contiguous() of the set's x (a copy of x's shape, dtype and layout):
+ * the conversion an unfused path makes of h or x when they are not
+ * contiguous. 1 when the layout needs none. */
+int opcost_torch_convert_x(opcost_path_run *r, int set, char *err, size_t len);
+void opcost_torch_release(opcost_path_run *r);
+
+#endif

@@ -1,0 +1,173 @@
+#include "report.h"
+#include "rowops_bridge.h"
+#include "timer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void opcost_report_header(FILE *f, const opcost_config *cfg,
+                          const opcost_hostinfo *host, const opcost_ceiling *c,
+                          size_t points, const char *out_path)
+{
+    fprintf(f, "opcost run %s\n", host->run_id);
+    fprintf(f, "  device      cpu: %s, %d threads; host %s\n", host->cpu,
+            cfg->threads, host->host);
+    fprintf(f, "  software    torch %s, git %s\n",
+            rowops_bridge_torch_version(), host->git_sha);
+    fprintf(f,
+            "  timer       CLOCK_MONOTONIC, resolution %lld ns measured "
+            "(clock_getres %lld ns)\n",
+            (long long)opcost_timer_resolution_ns(),
+            (long long)opcost_timer_getres_ns());
+    fprintf(f, "  shapes     ");
+    for (int i = 0; i < cfg->nshapes; ++i)
+        fprintf(f, " %s", cfg->shapes[i]);
+    fprintf(f, "%s: %zu shapes\n", cfg->quick ? " (--quick subset)" : "",
+            points);
+    fprintf(f, "  paths      ");
+    for (int i = 0; i < cfg->npaths; ++i)
+        fprintf(f, " %s", cfg->paths[i]->name);
+    fprintf(f, "; variants");
+    for (int i = 0; i < cfg->nvariants; ++i)
+        fprintf(f, " %s", cfg->variants[i]->name);
+    fprintf(f,
+            "\n  timing      %d repetitions, interleaved in shuffled order; "
+            "each %.1f ms or 95%% CI of the median within %.1f%%; "
+            "samples of >= %.0f us; inputs %s (LLC %.0f MiB: %s)\n",
+            cfg->reps, cfg->rep_budget_s * 1e3, cfg->noise_target * 100,
+            cfg->target_sample_us,
+            cfg->cold ? "rotated beyond the LLC" : "warm (one set)",
+            (double)c->llc_bytes / (1 << 20), c->llc_source);
+    fprintf(f, "  ceiling     %.1f GB/s (%s), %d threads, arrays of %.0f MiB:",
+            c->best_gbps, c->best_kernel, c->threads,
+            (double)c->array_bytes / (1 << 20));
+    for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k)
+        if (c->k[k].available)
+            fprintf(f, " %s %.1f", c->k[k].name, c->k[k].gbps);
+    fprintf(f,
+            "\n              (bytes read + written by the source; ordinary "
+            "stores also read each destination line: copy %.1f, triad "
+            "%.1f GB/s counting it)\n",
+            c->k[OPCOST_CEILING_COPY].wa_gbps,
+            c->k[OPCOST_CEILING_TRIAD].wa_gbps);
+    fprintf(f, "  output      %s\n\n", out_path);
+    fflush(f);
+}
+
+void opcost_report_progress(FILE *f, size_t done, size_t total,
+                            double elapsed_s)
+{
+    const double left =
+        done ? elapsed_s / (double)done * (double)(total - done) : 0;
+    /* a terminal gets one line rewritten; a log a line per tenth */
+    if (isatty(fileno(f)))
+        fprintf(f, "\r  [%zu/%zu points] %.0f s elapsed, ~%.0f s left   ", done,
+                total, elapsed_s, left);
+    else if (done == total || done * 10 / total != (done - 1) * 10 / total)
+        fprintf(f, "  [%zu/%zu points] %.0f s elapsed, ~%.0f s left\n", done,
+                total, elapsed_s, left);
+    fflush(f);
+}
+
+/* Rows of one group: same distribution, op, dtype and layout. */
+static int same_group(const opcost_result *a, const opcost_result *b)
+{
+    return !strcmp(a->distribution, b->distribution) && !strcmp(a->op, b->op) &&
+           !strcmp(a->dtype, b->dtype) && !strcmp(a->layout, b->layout);
+}
+
+/* A path's expected cost in a group: sum freq * median / sum freq, and per
+ * token sum freq * median / sum freq * B. NAN unless every shape was
+ * timed. */
+static void expected(const opcost_result *rows, size_t n, size_t first,
+                     const char *path, const char *variant, double *per_call,
+                     double *per_token, int *shapes)
+{
+    double fm = 0, f = 0, fb = 0;
+    int missing = 0;
+    *shapes = 0;
+    for (size_t i = first; i < n; ++i) {
+        if (!same_group(&rows[first], &rows[i]) || strcmp(rows[i].path, path) ||
+            strcmp(rows[i].variant, variant))
+            continue;
+        const double freq = atof(rows[i].freq);
+        ++*shapes;
+        if (rows[i].status != OPCOST_STATUS_OK) {
+            missing = 1;
+            continue;
+        }
+        fm += freq * rows[i].median_us;
+        f += freq;
+        fb += freq * (double)rows[i].B;
+    }
+    *per_call = missing || f == 0 ? NAN : fm / f;
+    *per_token = missing || fb == 0 ? NAN : fm / fb;
+}
+
+void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
+{
+    char *done = calloc(n ? n : 1, 1);
+    if (!done)
+        return;
+    fprintf(f, "Expected cost per call over each distribution (shapes weighted "
+               "by freq), per token, and speedup (x: reference / path, "
+               "native / path):\n");
+    for (size_t g = 0; g < n; ++g) {
+        if (done[g])
+            continue;
+        double ref = NAN, nat = NAN, tok;
+        int shapes;
+        expected(rows, n, g, "reference", "auto", &ref, &tok, &shapes);
+        expected(rows, n, g, "native", "auto", &nat, &tok, &shapes);
+        fprintf(f, "\n%s  %s %s %s\n", rows[g].distribution, rows[g].op,
+                rows[g].dtype, rows[g].layout);
+        fprintf(f, "  %-24s %14s %12s %12s %10s\n", "path [variant]", "us/call",
+                "ns/token", "vs reference", "vs native");
+        for (size_t i = g; i < n; ++i) {
+            if (!same_group(&rows[g], &rows[i]))
+                continue;
+            done[i] = 1;
+            /* one line per (path, variant), at its first row */
+            int first = 1;
+            for (size_t k = g; k < i && first; ++k)
+                if (same_group(&rows[g], &rows[k]) &&
+                    !strcmp(rows[k].path, rows[i].path) &&
+                    !strcmp(rows[k].variant, rows[i].variant))
+                    first = 0;
+            if (!first)
+                continue;
+            double call, per_token;
+            expected(rows, n, g, rows[i].path, rows[i].variant, &call,
+                     &per_token, &shapes);
+            char name[64];
+            if (strcmp(rows[i].variant, "auto"))
+                snprintf(name, sizeof name, "%s [%s]", rows[i].path,
+                         rows[i].variant);
+            else
+                snprintf(name, sizeof name, "%s", rows[i].path);
+            if (isnan(call)) {
+                fprintf(f,
+                        "  %-24s %14s   (not every shape was timed: see "
+                        "the CSV's status and note)\n",
+                        name, "-");
+                continue;
+            }
+            fprintf(f, "  %-24s %14.2f %12.2f %11.2fx %9.2fx  (%d shape%s)\n",
+                    name, call, per_token * 1e3, ref / call, nat / call, shapes,
+                    shapes == 1 ? "" : "s");
+        }
+    }
+    int untimed = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (rows[i].status != OPCOST_STATUS_OK) {
+            if (!untimed++)
+                fprintf(f, "\nNot timed:\n");
+            fprintf(f, "  %-9s %s %s B=%lld N=%lld %s %s %s: %s\n",
+                    opcost_status_name(rows[i].status), rows[i].distribution,
+                    rows[i].op, (long long)rows[i].B, (long long)rows[i].N,
+                    rows[i].dtype, rows[i].layout, rows[i].path, rows[i].note);
+        }
+    free(done);
+}

@@ -1,0 +1,28 @@
+/* Console output of `opcost run`; printers only format. */
+#ifndef OPCOST_REPORT_H
+#define OPCOST_REPORT_H
+
+#include "ceiling.h"
+#include "config.h"
+#include "hostinfo.h"
+#include "results_csv.h"
+
+#include <stdio.h>
+
+/* The configuration, the timer's resolution and the ceiling, first. */
+void opcost_report_header(FILE *f, const opcost_config *cfg,
+                          const opcost_hostinfo *host,
+                          const opcost_ceiling *ceiling, size_t points,
+                          const char *out_path);
+
+/* One progress line (carriage return, no newline): points done, elapsed,
+ * time left at the rate so far. */
+void opcost_report_progress(FILE *f, size_t done, size_t total,
+                            double elapsed_s);
+
+/* Per distribution and (op, dtype, layout): each path's expected cost per
+ * call (shapes weighted by freq), per token, and its speedup against
+ * reference and native; then the rows that were not timed. */
+void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n);
+
+#endif

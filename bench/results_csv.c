@@ -1,0 +1,1133 @@
+/* One column table drives the header, the writer, the parser and the
+ * checks. Text is RFC 4180: a field holding a comma, quote, CR or LF is
+ * quoted, with quotes doubled; lines end in LF (the parser also accepts
+ * CRLF). Numbers are written in the C locale whatever the process locale:
+ * doubles with %.6g (6 significant digits, relative error <= 5e-7, far
+ * below run-to-run noise), sidecar samples with %.9g (1 ns below 1 s) so
+ * statistics recomputed from the sidecar match; integers exactly. */
+#define _POSIX_C_SOURCE 200809L
+#include "results_csv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum col_type { T_TEXT, T_INT, T_NUM, T_STATUS, T_CACHE } col_type;
+
+typedef struct column {
+    const char *name;
+    col_type type;
+    size_t offset;
+    size_t size;
+    int required; /* may not be empty */
+} column;
+
+/* The type comes from the struct member itself, so table and struct cannot
+ * disagree; the two enums are named explicitly (both are unsigned int). */
+#define MEMBER(f) (((opcost_result *)0)->f)
+#define KIND(f)                                                                \
+    _Generic(MEMBER(f), char * : T_TEXT, int64_t : T_INT, double : T_NUM)
+#define SIZE(f) sizeof MEMBER(f)
+#define COL(f, req) #f, KIND(f), offsetof(opcost_result, f), SIZE(f), req
+#define ENUM_COL(f, t) #f, t, offsetof(opcost_result, f), SIZE(f), 1
+
+static const column columns[] = {
+    {COL(schema_version, 1)},
+    {COL(run_id, 1)},
+    {COL(timestamp_utc, 1)},
+    {COL(git_sha, 0)},
+    {COL(host, 0)},
+    {COL(cpu, 0)},
+    {COL(gpu, 0)},
+    {COL(torch_version, 0)},
+    {COL(device, 0)},
+    {COL(threads, 0)},
+    {COL(distribution, 0)},
+    {COL(op, 1)},
+    {COL(B, 0)},
+    {COL(N, 0)},
+    {COL(dtype, 0)},
+    {COL(weight_dtype, 0)},
+    {COL(layout, 0)},
+    {COL(freq, 0)},
+    {COL(path, 1)},
+    {COL(variant, 0)},
+    {COL(dispatch_path, 0)},
+    {ENUM_COL(cache_state, T_CACHE)},
+    {ENUM_COL(status, T_STATUS)},
+    {COL(reps, 0)},
+    {COL(n_samples, 0)},
+    {COL(median_us, 0)},
+    {COL(min_us, 0)},
+    {COL(p90_us, 0)},
+    {COL(mean_us, 0)},
+    {COL(stddev_us, 0)},
+    {COL(ci95_rel, 0)},
+    {COL(compile_ms, 0)},
+    {COL(kernel_us, 0)},
+    {COL(conversion_us, 0)},
+    {COL(launch_us, 0)},
+    {COL(dispatch_us, 0)},
+    {COL(idle_us, 0)},
+    {COL(bytes, 0)},
+    {COL(gbps, 0)},
+    {COL(ceiling_gbps, 0)},
+    {COL(frac_of_peak, 0)},
+    {COL(note, 0)},
+};
+#define NCOLS (sizeof columns / sizeof columns[0])
+
+static const char *const status_names[] = {"ok", "skipped", "wrong", "error"};
+static const char *const cache_names[] = {"cold", "warm"};
+#define NSTATUS (sizeof status_names / sizeof status_names[0])
+#define NCACHE (sizeof cache_names / sizeof cache_names[0])
+
+static const char *const sample_columns[] = {
+    "run_id", "point", "path", "variant", "rep", "sample", "us"};
+#define NSAMPLE_COLS (sizeof sample_columns / sizeof sample_columns[0])
+
+size_t opcost_results_ncolumns(void)
+{
+    return NCOLS;
+}
+
+const char *opcost_results_column_name(size_t i)
+{
+    return i < NCOLS ? columns[i].name : NULL;
+}
+
+int opcost_results_header(char *buf, size_t len)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < NCOLS; ++i) {
+        const int w = snprintf(buf + used, len > used ? len - used : 0, "%s%s",
+                               i ? "," : "", columns[i].name);
+        used += (size_t)w;
+    }
+    return used < len ? (int)used : -1;
+}
+
+const char *opcost_status_name(opcost_status s)
+{
+    return (unsigned)s < NSTATUS ? status_names[s] : "?";
+}
+
+const char *opcost_cache_state_name(opcost_cache_state c)
+{
+    return (unsigned)c < NCACHE ? cache_names[c] : "?";
+}
+
+void opcost_result_init(opcost_result *row)
+{
+    memset(row, 0, sizeof *row);
+    for (size_t i = 0; i < NCOLS; ++i) {
+        void *p = (char *)row + columns[i].offset;
+        if (columns[i].type == T_INT)
+            *(int64_t *)p = OPCOST_INT_NA;
+        else if (columns[i].type == T_NUM)
+            *(double *)p = NAN;
+    }
+    row->schema_version = OPCOST_RESULTS_SCHEMA_VERSION;
+    row->status = OPCOST_STATUS_OK;
+    row->cache_state = OPCOST_CACHE_WARM;
+}
+
+/* ---- Field access through the table. */
+static const void *field_ptr(const opcost_result *r, const column *c)
+{
+    return (const char *)r + c->offset;
+}
+
+static unsigned enum_value(const opcost_result *r, const column *c)
+{
+    return c->type == T_STATUS
+               ? (unsigned)*(const opcost_status *)field_ptr(r, c)
+               : (unsigned)*(const opcost_cache_state *)field_ptr(r, c);
+}
+
+static const char *const *enum_names(const column *c, size_t *count)
+{
+    *count = c->type == T_STATUS ? NSTATUS : NCACHE;
+    return c->type == T_STATUS ? status_names : cache_names;
+}
+
+static size_t column_index(const char *name)
+{
+    for (size_t i = 0; i < NCOLS; ++i)
+        if (!strcmp(columns[i].name, name))
+            return i;
+    return 0;
+}
+
+/* ---- Row rules, shared by writer and parser. On failure *bad is the
+ * offending column and msg says which rule it breaks. */
+static int check_row(const opcost_result *r, size_t *bad, char *msg, size_t len)
+{
+    for (size_t i = 0; i < NCOLS; ++i) {
+        const column *c = &columns[i];
+        const void *p = field_ptr(r, c);
+        *bad = i;
+        if (c->type == T_TEXT) {
+            const char *s = p;
+            if (!memchr(s, '\0', c->size)) {
+                snprintf(msg, len,
+                         "%s: text is not NUL-terminated within "
+                         "its %zu bytes",
+                         c->name, c->size);
+                return -1;
+            }
+            if (c->required && !s[0]) {
+                snprintf(msg, len, "%s: is required (empty)", c->name);
+                return -1;
+            }
+        } else if (c->type == T_INT) {
+            const int64_t v = *(const int64_t *)p;
+            if (v == OPCOST_INT_NA) {
+                if (c->required) {
+                    snprintf(msg, len, "%s: is required (empty)", c->name);
+                    return -1;
+                }
+            } else if (c->offset == offsetof(opcost_result, schema_version) &&
+                       v != OPCOST_RESULTS_SCHEMA_VERSION) {
+                snprintf(msg, len,
+                         "schema_version: %" PRId64 " is not %d, "
+                         "the version this code reads and writes",
+                         v, OPCOST_RESULTS_SCHEMA_VERSION);
+                return -1;
+            } else if (v < 0) {
+                /* Every schema-1 number is a count, size, time or ratio. */
+                snprintf(msg, len, "%s: %" PRId64 " must be >= 0", c->name, v);
+                return -1;
+            }
+        } else if (c->type == T_NUM) {
+            const double v = *(const double *)p;
+            if (!isnan(v) && !(isfinite(v) && v >= 0.0)) {
+                snprintf(msg, len,
+                         "%s: %g must be finite and >= 0 (NAN for "
+                         "empty)",
+                         c->name, v);
+                return -1;
+            }
+        } else {
+            size_t count;
+            enum_names(c, &count);
+            if (enum_value(r, c) >= count) {
+                snprintf(msg, len, "%s: enum value %u is out of range", c->name,
+                         enum_value(r, c));
+                return -1;
+            }
+        }
+    }
+    if (r->status == OPCOST_STATUS_OK) {
+        if (isnan(r->median_us) || isnan(r->min_us)) {
+            *bad = column_index(isnan(r->median_us) ? "median_us" : "min_us");
+            snprintf(msg, len, "%s: is required when status is ok",
+                     columns[*bad].name);
+            return -1;
+        }
+        if (r->n_samples == OPCOST_INT_NA || r->n_samples < 1) {
+            *bad = column_index("n_samples");
+            snprintf(msg, len, "n_samples: must be >= 1 when status is ok");
+            return -1;
+        }
+    }
+    if (r->status == OPCOST_STATUS_SKIPPED && !isnan(r->median_us)) {
+        *bad = column_index("median_us");
+        snprintf(msg, len,
+                 "median_us: must be empty when status is skipped "
+                 "(nothing was measured)");
+        return -1;
+    }
+    return 0;
+}
+
+int opcost_result_check(const opcost_result *row, const char *where, char *err,
+                        size_t errlen)
+{
+    char msg[256];
+    size_t bad;
+    if (check_row(row, &bad, msg, sizeof msg)) {
+        snprintf(err, errlen, "%s: %s", where, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- C numeric locale for printf/strtod, whatever the process set. */
+static locale_t c_numeric_locale(void)
+{
+    /* Idempotent: a race creates a second object, never a wrong one. */
+    static locale_t loc = (locale_t)0;
+    if (loc == (locale_t)0)
+        loc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    return loc;
+}
+
+typedef struct numeric_scope {
+    locale_t old;
+    int active;
+} numeric_scope;
+
+static numeric_scope enter_c_numeric(void)
+{
+    numeric_scope s = {(locale_t)0, 0};
+    const locale_t c = c_numeric_locale();
+    if (c != (locale_t)0) {
+        s.old = uselocale(c);
+        s.active = s.old != (locale_t)0;
+    }
+    return s;
+}
+
+static void leave_c_numeric(numeric_scope s)
+{
+    if (s.active)
+        uselocale(s.old);
+}
+
+/* ---- Atomic file: <path>.tmp.<pid>, fsync, rename. */
+typedef struct atomic_file {
+    FILE *f;
+    char *path;
+    char *tmp;
+} atomic_file;
+
+static void atomic_abort(atomic_file *a)
+{
+    if (a->f)
+        fclose(a->f);
+    if (a->tmp)
+        unlink(a->tmp);
+    free(a->path);
+    free(a->tmp);
+    memset(a, 0, sizeof *a);
+}
+
+static int atomic_open(atomic_file *a, const char *path, char *err,
+                       size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    if (!path || !path[0]) {
+        snprintf(err, errlen, "path: must be a non-empty file name");
+        return -1;
+    }
+    const size_t len = strlen(path) + 32;
+    a->path = malloc(strlen(path) + 1);
+    char *tmp = malloc(len);
+    if (!a->path || !tmp) {
+        free(tmp);
+        atomic_abort(a);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    strcpy(a->path, path);
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    /* O_EXCL: never truncate a file this process did not create. */
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create temp file %s: %s", path, tmp,
+                 strerror(errno));
+        free(tmp);
+        atomic_abort(a);
+        return -1;
+    }
+    a->tmp = tmp;
+    a->f = fdopen(fd, "w");
+    if (!a->f) {
+        snprintf(err, errlen, "%s: cannot open stream on %s: %s", path, tmp,
+                 strerror(errno));
+        close(fd);
+        atomic_abort(a);
+        return -1;
+    }
+    return 0;
+}
+
+/* Best effort: makes the rename itself durable. */
+static void sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s",
+                 (int)(slash == path ? 1 : slash - path), path);
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+static int atomic_commit(atomic_file *a, char *err, size_t errlen)
+{
+    errno = 0;
+    const char *step = NULL;
+    if (ferror(a->f))
+        step = "write";
+    else if (fflush(a->f) != 0)
+        step = "flush";
+    else if (fsync(fileno(a->f)) != 0)
+        step = "fsync";
+    if (step) {
+        snprintf(err, errlen, "%s: cannot %s temp file %s: %s", a->path, step,
+                 a->tmp, errno ? strerror(errno) : "I/O error");
+        atomic_abort(a);
+        return -1;
+    }
+    FILE *f = a->f;
+    a->f = NULL;
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "%s: cannot close temp file %s: %s", a->path,
+                 a->tmp, strerror(errno));
+        atomic_abort(a);
+        return -1;
+    }
+    if (rename(a->tmp, a->path) != 0) {
+        snprintf(err, errlen, "%s: cannot rename %s over it: %s", a->path,
+                 a->tmp, strerror(errno));
+        atomic_abort(a);
+        return -1;
+    }
+    sync_parent_dir(a->path);
+    free(a->tmp);
+    a->tmp = NULL;
+    atomic_abort(a); /* frees; nothing left to unlink */
+    return 0;
+}
+
+/* ---- Writing. */
+static void write_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    putc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"')
+            putc('"', f);
+        putc(*s, f);
+    }
+    putc('"', f);
+}
+
+static void write_row(FILE *f, const opcost_result *r)
+{
+    for (size_t i = 0; i < NCOLS; ++i) {
+        const column *c = &columns[i];
+        const void *p = field_ptr(r, c);
+        if (i)
+            putc(',', f);
+        if (c->type == T_TEXT) {
+            write_text(f, p);
+        } else if (c->type == T_INT) {
+            if (*(const int64_t *)p != OPCOST_INT_NA)
+                fprintf(f, "%" PRId64, *(const int64_t *)p);
+        } else if (c->type == T_NUM) {
+            if (!isnan(*(const double *)p))
+                fprintf(f, "%.6g", *(const double *)p);
+        } else {
+            size_t count;
+            fputs(enum_names(c, &count)[enum_value(r, c)], f);
+        }
+    }
+    putc('\n', f);
+}
+
+int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
+                         char *err, size_t errlen)
+{
+    if (!path || !path[0]) {
+        snprintf(err, errlen, "path: must be a non-empty file name");
+        return -1;
+    }
+    if (n && !rows) {
+        snprintf(err, errlen, "rows: NULL with n = %zu", n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        char where[64];
+        snprintf(where, sizeof where, "rows[%zu]", i);
+        if (opcost_result_check(&rows[i], where, err, errlen))
+            return -1;
+    }
+    atomic_file a;
+    if (atomic_open(&a, path, err, errlen))
+        return -1;
+    const numeric_scope scope = enter_c_numeric();
+    for (size_t i = 0; i < NCOLS; ++i)
+        fprintf(a.f, "%s%s", i ? "," : "", columns[i].name);
+    putc('\n', a.f);
+    for (size_t i = 0; i < n; ++i)
+        write_row(a.f, &rows[i]);
+    leave_c_numeric(scope);
+    return atomic_commit(&a, err, errlen);
+}
+
+/* ---- Reading: an RFC 4180 tokenizer over the whole file. */
+typedef struct field {
+    size_t off, len; /* into scratch, NUL-terminated */
+    int line, col;   /* 1-based; col counts bytes */
+} field;
+
+typedef struct reader {
+    const char *path;
+    char *buf;
+    size_t len, pos;
+    int line, col;
+    char *scratch;
+    size_t used, cap;
+    field *fields;
+    size_t nfields, fcap;
+    int end_line, end_col; /* where the last record's last field ended */
+    char *err;
+    size_t errlen;
+} reader;
+
+static int fail_at(reader *r, int line, int col, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(r->err, r->errlen, "%s:%d:%d: %s", r->path, line, col, msg);
+    return -1;
+}
+
+static int oom(reader *r)
+{
+    snprintf(r->err, r->errlen, "%s: out of memory", r->path);
+    return -1;
+}
+
+static int append(reader *r, char ch)
+{
+    if (r->used == r->cap) {
+        const size_t cap = r->cap ? 2 * r->cap : 1024;
+        char *p = realloc(r->scratch, cap);
+        if (!p)
+            return oom(r);
+        r->scratch = p;
+        r->cap = cap;
+    }
+    r->scratch[r->used++] = ch;
+    return 0;
+}
+
+static void advance(reader *r)
+{
+    if (r->buf[r->pos++] == '\n') {
+        ++r->line;
+        r->col = 1;
+    } else {
+        ++r->col;
+    }
+}
+
+static int push_field(reader *r, field f)
+{
+    if (r->nfields == r->fcap) {
+        const size_t cap = r->fcap ? 2 * r->fcap : 64;
+        field *p = realloc(r->fields, cap * sizeof *p);
+        if (!p)
+            return oom(r);
+        r->fields = p;
+        r->fcap = cap;
+    }
+    f.len = r->used - f.off;
+    r->fields[r->nfields++] = f;
+    return append(r, '\0');
+}
+
+/* Returns 1 with a record in fields, 0 at end of file, -1 on error. */
+static int read_record(reader *r)
+{
+    if (r->pos >= r->len)
+        return 0;
+    r->nfields = 0;
+    r->used = 0;
+    for (;;) {
+        field f = {r->used, 0, r->line, r->col};
+        if (r->pos < r->len && r->buf[r->pos] == '"') {
+            advance(r);
+            for (;;) {
+                if (r->pos >= r->len)
+                    return fail_at(r, f.line, f.col,
+                                   "quoted field is not "
+                                   "closed before the end of the file");
+                const char ch = r->buf[r->pos];
+                if (ch == '\0')
+                    return fail_at(r, r->line, r->col, "NUL byte");
+                if (ch == '"') {
+                    advance(r);
+                    if (r->pos < r->len && r->buf[r->pos] == '"') {
+                        advance(r);
+                        if (append(r, '"'))
+                            return -1;
+                        continue;
+                    }
+                    break;
+                }
+                advance(r);
+                if (append(r, ch))
+                    return -1;
+            }
+            const char next = r->pos < r->len ? r->buf[r->pos] : '\n';
+            const int crlf = next == '\r' && r->pos + 1 < r->len &&
+                             r->buf[r->pos + 1] == '\n';
+            if (next != ',' && next != '\n' && !crlf)
+                return fail_at(r, r->line, r->col,
+                               "expected a comma or the "
+                               "end of the line after a closing quote");
+        } else {
+            while (r->pos < r->len) {
+                const char ch = r->buf[r->pos];
+                if (ch == ',' || ch == '\n')
+                    break;
+                if (ch == '\r' && r->pos + 1 < r->len &&
+                    r->buf[r->pos + 1] == '\n')
+                    break;
+                if (ch == '"')
+                    return fail_at(r, r->line, r->col,
+                                   "quote inside an "
+                                   "unquoted field (quote the whole field "
+                                   "and double the quote)");
+                if (ch == '\r')
+                    return fail_at(r, r->line, r->col,
+                                   "carriage return "
+                                   "outside quotes");
+                if (ch == '\0')
+                    return fail_at(r, r->line, r->col, "NUL byte");
+                advance(r);
+                if (append(r, ch))
+                    return -1;
+            }
+        }
+        if (push_field(r, f))
+            return -1;
+        r->end_line = r->line;
+        r->end_col = r->col;
+        if (r->pos >= r->len)
+            return 1;
+        const char ch = r->buf[r->pos];
+        advance(r);
+        if (ch == ',')
+            continue;
+        if (ch == '\r')
+            advance(r); /* the '\n' of CRLF, checked above */
+        return 1;
+    }
+}
+
+static const char *field_text(const reader *r, size_t i)
+{
+    return r->scratch + r->fields[i].off;
+}
+
+static int load_file(reader *r, const char *path, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    r->err = err;
+    r->errlen = errlen;
+    r->line = r->col = 1;
+    if (!path || !path[0]) {
+        snprintf(err, errlen, "path: must be a non-empty file name");
+        return -1;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 0;
+    for (;;) {
+        if (r->len == cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *p = realloc(r->buf, cap);
+            if (!p) {
+                fclose(f);
+                return oom(r);
+            }
+            r->buf = p;
+        }
+        const size_t got = fread(r->buf + r->len, 1, cap - r->len, f);
+        r->len += got;
+        if (got == 0)
+            break;
+    }
+    const int bad = ferror(f);
+    const int saved = errno;
+    fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "%s: cannot read: %s", path,
+                 strerror(saved ? saved : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+static void reader_free(reader *r)
+{
+    free(r->buf);
+    free(r->scratch);
+    free(r->fields);
+}
+
+/* The first record must be exactly names[0..count-1]. */
+static int check_header(reader *r, const char *const *names, size_t count)
+{
+    const int got = read_record(r);
+    if (got < 0)
+        return -1;
+    if (got == 0)
+        return fail_at(r, 1, 1, "empty file: expected the header line");
+    const size_t n = r->nfields < count ? r->nfields : count;
+    for (size_t i = 0; i < n; ++i) {
+        if (strcmp(field_text(r, i), names[i]))
+            return fail_at(r, r->fields[i].line, r->fields[i].col,
+                           "header column %zu is \"%s\", expected \"%s\"",
+                           i + 1, field_text(r, i), names[i]);
+    }
+    if (r->nfields > count)
+        return fail_at(r, r->fields[count].line, r->fields[count].col,
+                       "header has %zu columns, expected %zu: written by a "
+                       "newer schema version? (this reader knows version %d)",
+                       r->nfields, count, OPCOST_RESULTS_SCHEMA_VERSION);
+    if (r->nfields < count)
+        return fail_at(r, r->end_line, r->end_col,
+                       "header has %zu columns, expected %zu (missing from "
+                       "\"%s\")",
+                       r->nfields, count, names[r->nfields]);
+    return 0;
+}
+
+static int check_field_count(reader *r, const char *const *names, size_t count)
+{
+    if (r->nfields < count)
+        return fail_at(r, r->end_line, r->end_col,
+                       "row has %zu fields, expected %zu (missing from "
+                       "column %s)",
+                       r->nfields, count, names[r->nfields]);
+    if (r->nfields > count)
+        return fail_at(r, r->fields[count].line, r->fields[count].col,
+                       "row has %zu fields, expected %zu", r->nfields, count);
+    return 0;
+}
+
+/* Strict integer: optional sign and digits only. */
+static int parse_int(const char *s, int64_t *v)
+{
+    const char *d = s + (*s == '-' || *s == '+');
+    if (!*d || strspn(d, "0123456789") != strlen(d))
+        return -1;
+    errno = 0;
+    char *end;
+    const long long x = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end || x == OPCOST_INT_NA)
+        return -1;
+    *v = (int64_t)x;
+    return 0;
+}
+
+/* Strict decimal number: no spaces, hex, inf or nan. */
+static int parse_num(const char *s, double *v)
+{
+    if (!*s || strspn(s, "0123456789+-.eE") != strlen(s) ||
+        !strpbrk(s, "0123456789"))
+        return -1;
+    char *end;
+    const double x = strtod(s, &end);
+    if (*end || !isfinite(x))
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static int parse_field(reader *r, size_t i, opcost_result *row)
+{
+    const column *c = &columns[i];
+    const field *f = &r->fields[i];
+    const char *s = field_text(r, i);
+    void *p = (char *)row + c->offset;
+    if (!f->len && c->required)
+        return fail_at(r, f->line, f->col, "column %s: is required (empty)",
+                       c->name);
+    switch (c->type) {
+    case T_TEXT:
+        if (f->len >= c->size)
+            return fail_at(r, f->line, f->col,
+                           "column %s: text of %zu "
+                           "bytes is longer than the limit of %zu",
+                           c->name, f->len, c->size - 1);
+        memcpy(p, s, f->len + 1);
+        return 0;
+    case T_INT:
+        if (!f->len) {
+            *(int64_t *)p = OPCOST_INT_NA;
+            return 0;
+        }
+        if (parse_int(s, p))
+            return fail_at(r, f->line, f->col,
+                           "column %s: \"%s\" is not an "
+                           "integer in range",
+                           c->name, s);
+        return 0;
+    case T_NUM:
+        if (!f->len) {
+            *(double *)p = NAN;
+            return 0;
+        }
+        if (parse_num(s, p))
+            return fail_at(r, f->line, f->col,
+                           "column %s: \"%s\" is not a "
+                           "finite decimal number",
+                           c->name, s);
+        return 0;
+    case T_STATUS:
+    case T_CACHE: {
+        size_t count;
+        const char *const *names = enum_names(c, &count);
+        for (size_t k = 0; k < count; ++k) {
+            if (!strcmp(s, names[k])) {
+                if (c->type == T_STATUS)
+                    *(opcost_status *)p = (opcost_status)k;
+                else
+                    *(opcost_cache_state *)p = (opcost_cache_state)k;
+                return 0;
+            }
+        }
+        char list[128] = "";
+        for (size_t k = 0; k < count; ++k)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     k ? ", " : "", names[k]);
+        return fail_at(r, f->line, f->col,
+                       "column %s: \"%s\" is not one of "
+                       "%s",
+                       c->name, s, list);
+    }
+    }
+    return 0;
+}
+
+int opcost_results_read(const char *path, opcost_result **rows, size_t *n,
+                        char *err, size_t errlen)
+{
+    *rows = NULL;
+    *n = 0;
+    reader r;
+    if (load_file(&r, path, err, errlen)) {
+        reader_free(&r);
+        return -1;
+    }
+    const char *names[NCOLS];
+    for (size_t i = 0; i < NCOLS; ++i)
+        names[i] = columns[i].name;
+    opcost_result *out = NULL;
+    size_t count = 0, cap = 0;
+    int rc = check_header(&r, names, NCOLS);
+    const numeric_scope scope = enter_c_numeric();
+    while (rc == 0) {
+        const int got = read_record(&r);
+        if (got <= 0) {
+            rc = got;
+            break;
+        }
+        if ((rc = check_field_count(&r, names, NCOLS)))
+            break;
+        if (count == cap) {
+            cap = cap ? 2 * cap : 16;
+            opcost_result *p = realloc(out, cap * sizeof *p);
+            if (!p) {
+                rc = oom(&r);
+                break;
+            }
+            out = p;
+        }
+        opcost_result *row = &out[count];
+        opcost_result_init(row);
+        for (size_t i = 0; i < NCOLS && rc == 0; ++i)
+            rc = parse_field(&r, i, row);
+        if (rc)
+            break;
+        char msg[256];
+        size_t bad;
+        if (check_row(row, &bad, msg, sizeof msg)) {
+            rc = fail_at(&r, r.fields[bad].line, r.fields[bad].col, "%s", msg);
+            break;
+        }
+        ++count;
+    }
+    leave_c_numeric(scope);
+    reader_free(&r);
+    if (rc) {
+        free(out);
+        return -1;
+    }
+    *rows = out;
+    *n = count;
+    return 0;
+}
+
+int opcost_results_check_file(const char *path, char *err, size_t errlen)
+{
+    opcost_result *rows;
+    size_t n;
+    if (opcost_results_read(path, &rows, &n, err, errlen))
+        return -1;
+    free(rows);
+    return 0;
+}
+
+/* ---- Samples sidecar. */
+int opcost_samples_path(const char *csv_path, char *buf, size_t len, char *err,
+                        size_t errlen)
+{
+    const size_t n = csv_path ? strlen(csv_path) : 0;
+    if (n < 4 || strcmp(csv_path + n - 4, ".csv")) {
+        snprintf(err, errlen,
+                 "csv_path: \"%s\" must end in .csv to name its "
+                 "samples sidecar",
+                 csv_path ? csv_path : "(null)");
+        return -1;
+    }
+    if ((size_t)snprintf(buf, len, "%.*s.samples.csv", (int)(n - 4),
+                         csv_path) >= len) {
+        snprintf(err, errlen,
+                 "csv_path: \"%s\": sidecar path longer than "
+                 "%zu bytes",
+                 csv_path, len);
+        return -1;
+    }
+    return 0;
+}
+
+struct opcost_samples_writer {
+    atomic_file file;
+};
+
+int opcost_samples_open(opcost_samples_writer **w, const char *csv_path,
+                        char *err, size_t errlen)
+{
+    char path[4096];
+    *w = NULL;
+    if (opcost_samples_path(csv_path, path, sizeof path, err, errlen))
+        return -1;
+    opcost_samples_writer *s = malloc(sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    if (atomic_open(&s->file, path, err, errlen)) {
+        free(s);
+        return -1;
+    }
+    for (size_t i = 0; i < NSAMPLE_COLS; ++i)
+        fprintf(s->file.f, "%s%s", i ? "," : "", sample_columns[i]);
+    putc('\n', s->file.f);
+    *w = s;
+    return 0;
+}
+
+static int text_ok(const char *s, size_t size)
+{
+    return memchr(s, '\0', size) != NULL;
+}
+
+int opcost_samples_add(opcost_samples_writer *w, const opcost_result *row,
+                       int64_t point, int64_t rep, int64_t sample, double us,
+                       char *err, size_t errlen)
+{
+    if (!w) {
+        snprintf(err, errlen, "w: NULL (did opcost_samples_open fail?)");
+        return -1;
+    }
+    if (!row || !text_ok(row->run_id, sizeof row->run_id) ||
+        !text_ok(row->path, sizeof row->path) ||
+        !text_ok(row->variant, sizeof row->variant)) {
+        snprintf(err, errlen, "row: NULL or with unterminated text");
+        return -1;
+    }
+    if (point < 0 || rep < 0 || sample < 0) {
+        snprintf(err, errlen, "%s: must be >= 0 (got %" PRId64 ")",
+                 point < 0 ? "point"
+                 : rep < 0 ? "rep"
+                           : "sample",
+                 point < 0 ? point
+                 : rep < 0 ? rep
+                           : sample);
+        return -1;
+    }
+    if (!isfinite(us) || us < 0) {
+        snprintf(err, errlen, "us: %g must be finite and >= 0", us);
+        return -1;
+    }
+    FILE *f = w->file.f;
+    write_text(f, row->run_id);
+    fprintf(f, ",%" PRId64 ",", point);
+    write_text(f, row->path);
+    putc(',', f);
+    write_text(f, row->variant);
+    const numeric_scope scope = enter_c_numeric();
+    fprintf(f, ",%" PRId64 ",%" PRId64 ",%.9g\n", rep, sample, us);
+    leave_c_numeric(scope);
+    return 0;
+}
+
+int opcost_samples_commit(opcost_samples_writer *w, char *err, size_t errlen)
+{
+    if (!w) {
+        snprintf(err, errlen, "w: NULL (did opcost_samples_open fail?)");
+        return -1;
+    }
+    const int rc = atomic_commit(&w->file, err, errlen);
+    free(w);
+    return rc;
+}
+
+void opcost_samples_abort(opcost_samples_writer *w)
+{
+    if (!w)
+        return;
+    atomic_abort(&w->file);
+    free(w);
+}
+
+int opcost_samples_write(const char *csv_path, const opcost_result *rows,
+                         size_t nrows, const opcost_sample *samples, size_t n,
+                         char *err, size_t errlen)
+{
+    if ((n && !samples) || (nrows && !rows)) {
+        snprintf(err, errlen, "%s: NULL with a non-zero count",
+                 n && !samples ? "samples" : "rows");
+        return -1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (samples[i].point < 0 || (uint64_t)samples[i].point >= nrows) {
+            snprintf(err, errlen,
+                     "samples[%zu].point: %" PRId64 " is not a "
+                     "row index in [0, %zu)",
+                     i, samples[i].point, nrows);
+            return -1;
+        }
+    }
+    opcost_samples_writer *w;
+    if (opcost_samples_open(&w, csv_path, err, errlen))
+        return -1;
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_sample *s = &samples[i];
+        if (opcost_samples_add(w, &rows[s->point], s->point, s->rep, s->sample,
+                               s->us, err, errlen)) {
+            char inner[512];
+            snprintf(inner, sizeof inner, "%s", err);
+            snprintf(err, errlen, "samples[%zu]: %s", i, inner);
+            opcost_samples_abort(w);
+            return -1;
+        }
+    }
+    return opcost_samples_commit(w, err, errlen);
+}
+
+static int sample_int(reader *r, size_t i, int64_t *v)
+{
+    const char *s = field_text(r, i);
+    if (parse_int(s, v) || *v < 0)
+        return fail_at(r, r->fields[i].line, r->fields[i].col,
+                       "column %s: \"%s\" is not an integer >= 0",
+                       sample_columns[i], s);
+    return 0;
+}
+
+static int sample_matches(reader *r, size_t i, const char *want)
+{
+    if (strcmp(field_text(r, i), want))
+        return fail_at(r, r->fields[i].line, r->fields[i].col,
+                       "column %s: \"%s\" differs from the main CSV's row "
+                       "(\"%s\")",
+                       sample_columns[i], field_text(r, i), want);
+    return 0;
+}
+
+static int parse_sample(reader *r, const opcost_result *rows, size_t nrows,
+                        opcost_sample *s)
+{
+    if (sample_int(r, 1, &s->point) || sample_int(r, 4, &s->rep) ||
+        sample_int(r, 5, &s->sample))
+        return -1;
+    const char *us = field_text(r, 6);
+    if (parse_num(us, &s->us) || s->us < 0)
+        return fail_at(r, r->fields[6].line, r->fields[6].col,
+                       "column us: \"%s\" is not a finite number >= 0", us);
+    if (!rows)
+        return 0;
+    if ((uint64_t)s->point >= nrows)
+        return fail_at(r, r->fields[1].line, r->fields[1].col,
+                       "column point: %" PRId64 " is not a row of the main "
+                       "CSV (it has %zu)",
+                       s->point, nrows);
+    const opcost_result *row = &rows[s->point];
+    if (sample_matches(r, 0, row->run_id) || sample_matches(r, 2, row->path) ||
+        sample_matches(r, 3, row->variant))
+        return -1;
+    return 0;
+}
+
+int opcost_samples_read(const char *csv_path, const opcost_result *rows,
+                        size_t nrows, opcost_sample **samples, size_t *n,
+                        char *err, size_t errlen)
+{
+    *samples = NULL;
+    *n = 0;
+    char path[4096];
+    if (opcost_samples_path(csv_path, path, sizeof path, err, errlen))
+        return -1;
+    reader r;
+    if (load_file(&r, path, err, errlen)) {
+        reader_free(&r);
+        return -1;
+    }
+    opcost_sample *out = NULL;
+    size_t count = 0, cap = 0;
+    int rc = check_header(&r, sample_columns, NSAMPLE_COLS);
+    const numeric_scope scope = enter_c_numeric();
+    while (rc == 0) {
+        const int got = read_record(&r);
+        if (got <= 0) {
+            rc = got;
+            break;
+        }
+        if ((rc = check_field_count(&r, sample_columns, NSAMPLE_COLS)))
+            break;
+        if (count == cap) {
+            cap = cap ? 2 * cap : 256;
+            opcost_sample *p = realloc(out, cap * sizeof *p);
+            if (!p) {
+                rc = oom(&r);
+                break;
+            }
+            out = p;
+        }
+        if ((rc = parse_sample(&r, rows, nrows, &out[count])))
+            break;
+        ++count;
+    }
+    leave_c_numeric(scope);
+    reader_free(&r);
+    if (rc) {
+        free(out);
+        return -1;
+    }
+    *samples = out;
+    *n = count;
+    return 0;
+}

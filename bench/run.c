@@ -1,0 +1,577 @@
+#define _POSIX_C_SOURCE 200809L
+#include "run.h"
+#include "attribution.h"
+#include "ceiling.h"
+#include "hostinfo.h"
+#include "report.h"
+#include "results_csv.h"
+#include "rowops_bridge.h"
+#include "stats.h"
+#include "timer.h"
+#include "timing.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef OPCOST_SOURCE_DIR
+#define OPCOST_SOURCE_DIR "."
+#endif
+
+static volatile sig_atomic_t interrupted;
+
+/* Creates the directories above path (mkdir -p) and checks the last one is
+ * writable. */
+static int make_parent_dirs(const char *path, char *err, size_t len)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        *slash = '\0';
+    for (char *p = dir + 1; *p; ++p) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(dir, 0755);
+        *p = '/';
+    }
+    if (dir[0])
+        mkdir(dir, 0755);
+    if (access(dir, W_OK)) {
+        snprintf(err, len, "directory '%.1000s' is not writable: %s", dir,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Growable arrays of rows and samples. */
+typedef struct run_out {
+    opcost_result *rows;
+    size_t nrows, caprows;
+    opcost_sample *samples;
+    size_t nsamples, capsamples;
+} run_out;
+
+static opcost_result *new_row(run_out *o)
+{
+    if (o->nrows == o->caprows) {
+        const size_t cap = o->caprows ? 2 * o->caprows : 64;
+        opcost_result *r = realloc(o->rows, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        o->rows = r;
+        o->caprows = cap;
+    }
+    return &o->rows[o->nrows++];
+}
+
+static int add_samples(run_out *o, int64_t point, int64_t rep, const double *x,
+                       size_t n)
+{
+    if (o->nsamples + n > o->capsamples) {
+        size_t cap = o->capsamples ? o->capsamples : 4096;
+        while (cap < o->nsamples + n)
+            cap *= 2;
+        opcost_sample *s = realloc(o->samples, cap * sizeof *s);
+        if (!s)
+            return -1;
+        o->samples = s;
+        o->capsamples = cap;
+    }
+    for (size_t i = 0; i < n; ++i)
+        o->samples[o->nsamples++] =
+            (opcost_sample){point, rep, (int64_t)i, x[i]};
+    return 0;
+}
+
+/* ---- cases from the shape sets */
+
+typedef struct case_list {
+    opcost_case *cases;
+    size_t n;
+    opcost_shape_set *sets;
+    int nsets;
+} case_list;
+
+/* --quick keeps, per set, up to 8 evenly spaced rows of at most 2^22
+ * elements: the smallest calls, where overheads show, at CI cost. */
+static int quick_keeps(const opcost_shape_set *set, size_t i)
+{
+    size_t small = 0, rank = 0;
+    for (size_t k = 0; k < set->count; ++k) {
+        const int fits = set->rows[k].B * set->rows[k].N <= (1 << 22);
+        if (k == i && !fits)
+            return 0;
+        if (k < i && fits)
+            ++rank;
+        small += fits;
+    }
+    if (small <= 8)
+        return 1;
+    const size_t step = (small + 7) / 8;
+    return rank % step == 0;
+}
+
+static int load_cases(const opcost_config *cfg, case_list *cl, char *err,
+                      size_t len)
+{
+    memset(cl, 0, sizeof *cl);
+    cl->sets = calloc((size_t)cfg->nshapes, sizeof *cl->sets);
+    if (!cl->sets)
+        return -1;
+    size_t total = 0;
+    for (int i = 0; i < cfg->nshapes; ++i) {
+        char path[4096], e[1024];
+        if (opcost_shape_set_resolve(cfg->shapes[i], cfg->shapes_dir, path,
+                                     sizeof path, e, sizeof e) ||
+            opcost_shape_set_load(path, &cl->sets[i], e, sizeof e)) {
+            snprintf(err, len, "--shapes: %s", e);
+            return -1;
+        }
+        cl->nsets = i + 1;
+        total += cl->sets[i].count;
+    }
+    cl->cases = calloc(total ? total : 1, sizeof *cl->cases);
+    if (!cl->cases)
+        return -1;
+    for (int i = 0; i < cl->nsets; ++i) {
+        const opcost_shape_set *set = &cl->sets[i];
+        for (size_t k = 0; k < set->count; ++k) {
+            const opcost_shape *s = &set->rows[k];
+            if (cfg->dtype_mask && !(cfg->dtype_mask & (1u << s->dtype)))
+                continue;
+            if (cfg->quick && !quick_keeps(set, k))
+                continue;
+            opcost_case *c = &cl->cases[cl->n++];
+            c->distribution = set->name;
+            c->op = s->op;
+            c->B = s->B;
+            c->N = s->N;
+            c->dtype = c->weight_dtype = s->dtype;
+            c->layout = s->layout;
+            c->freq = s->freq;
+            snprintf(c->freq_text, sizeof c->freq_text, "%.9g", s->freq);
+            c->eps = 1e-6;
+        }
+    }
+    if (cl->n == 0) {
+        snprintf(err, len,
+                 "--dtype: no shape of the selected sets has the "
+                 "selected dtypes");
+        return -1;
+    }
+    return 0;
+}
+
+static void free_cases(case_list *cl)
+{
+    for (int i = 0; i < cl->nsets; ++i)
+        opcost_shape_set_free(&cl->sets[i]);
+    free(cl->sets);
+    free(cl->cases);
+}
+
+/* ---- one point */
+
+typedef struct path_slot {
+    opcost_path_run run;
+    size_t row_index; /* into out->rows (which may move as it grows) */
+    opcost_timer_state timer;
+    int timing; /* verified and warmed up */
+    double conversion_us;
+} path_slot;
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void fill_identity(opcost_result *row, const opcost_config *cfg,
+                          const opcost_hostinfo *host, const opcost_case *c,
+                          const opcost_workload *w, double ceiling_gbps)
+{
+    opcost_result_init(row);
+    snprintf(row->run_id, sizeof row->run_id, "%s", host->run_id);
+    snprintf(row->timestamp_utc, sizeof row->timestamp_utc, "%s",
+             host->timestamp_utc);
+    snprintf(row->git_sha, sizeof row->git_sha, "%s", host->git_sha);
+    snprintf(row->host, sizeof row->host, "%s", host->host);
+    snprintf(row->cpu, sizeof row->cpu, "%s", host->cpu);
+    snprintf(row->gpu, sizeof row->gpu, "%s", host->gpu);
+    snprintf(row->torch_version, sizeof row->torch_version, "%s",
+             rowops_bridge_torch_version());
+    snprintf(row->device, sizeof row->device, "%s", cfg->cuda ? "cuda" : "cpu");
+    row->threads = cfg->threads;
+    snprintf(row->distribution, sizeof row->distribution, "%s",
+             c->distribution);
+    snprintf(row->op, sizeof row->op, "%s", rowops_op_name(c->op));
+    row->B = c->B;
+    row->N = c->N;
+    snprintf(row->dtype, sizeof row->dtype, "%s", rowops_dtype_name(c->dtype));
+    snprintf(row->weight_dtype, sizeof row->weight_dtype, "%s",
+             c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM
+                 ? rowops_dtype_name(c->weight_dtype)
+                 : "");
+    snprintf(row->layout, sizeof row->layout, "%s",
+             opcost_layout_name(c->layout));
+    snprintf(row->freq, sizeof row->freq, "%s", c->freq_text);
+    row->cache_state = w ? w->cache : OPCOST_CACHE_WARM;
+    row->bytes = opcost_case_bytes(c);
+    row->ceiling_gbps = ceiling_gbps;
+}
+
+static void set_status(opcost_result *row, opcost_status s, const char *note)
+{
+    row->status = s;
+    snprintf(row->note, sizeof row->note, "%s", note);
+}
+
+/* Verifies a prepared path on set 0 with poisoned outputs. */
+static int verify_path(opcost_path_run *r, char *why, size_t len)
+{
+    opcost_workload_poison_outputs(r->w);
+    rowops_bridge_poison_outputs(1);
+    int rc = r->path->run(r, 0, why, len);
+    if (rc == 0)
+        rc = r->path->verify(r, 0, why, len);
+    rowops_bridge_poison_outputs(0);
+    return rc;
+}
+
+static int stop_rule_for(opcost_stop_rule *rule, const opcost_config *cfg,
+                         double call_us, int batch)
+{
+    char e[128];
+    const double sample_us = call_us * batch;
+    /* slow calls: a time budget with few samples; fast ones: the noise
+     * target within the budget */
+    if (sample_us * 6 > cfg->rep_budget_s * 1e6)
+        return opcost_stop_budget(rule, cfg->rep_budget_s, 2, e, sizeof e);
+    return opcost_stop_noise(rule, cfg->noise_target, cfg->rep_budget_s, 6,
+                             OPCOST_NOISE_CHECK_EVERY_DEFAULT, e, sizeof e);
+}
+
+static void summarize_row(opcost_result *row, const opcost_timer_state *t,
+                          int reps)
+{
+    opcost_summary s;
+    char e[128];
+    if (opcost_summarize(t->samples, t->n, &s, e, sizeof e)) {
+        set_status(row, OPCOST_STATUS_ERROR, e);
+        return;
+    }
+    row->reps = reps;
+    row->n_samples = (int64_t)s.n;
+    row->median_us = s.median;
+    row->min_us = s.min;
+    row->p90_us = s.p90;
+    row->mean_us = s.mean;
+    row->stddev_us = s.stddev;
+    row->ci95_rel = s.ci95_rel;
+    row->gbps = (double)row->bytes / (s.median * 1e-6) / 1e9;
+    row->frac_of_peak = row->gbps / row->ceiling_gbps;
+}
+
+static double median_of(const double *x, size_t n)
+{
+    opcost_summary s;
+    char e[64];
+    return n && !opcost_summarize(x, n, &s, e, sizeof e) ? s.median : NAN;
+}
+
+static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
+                         const opcost_case *c, double ceiling_gbps, size_t llc,
+                         int64_t point_seed, run_out *out, char *err,
+                         size_t len)
+{
+    opcost_workload w;
+    char why[1024];
+    const int made =
+        opcost_workload_make(&w, c, llc, cfg->cold,
+                             cfg->seed + (uint64_t)point_seed, why, sizeof why);
+    /* one slot per (path, variant) */
+    path_slot slots[OPCOST_MAX_SELECTED * OPCOST_MAX_SELECTED];
+    int nslots = 0;
+    for (int p = 0; p < cfg->npaths; ++p) {
+        const opcost_path *path = cfg->paths[p];
+        const int nv = path->takes_variants ? cfg->nvariants : 1;
+        for (int v = 0; v < nv; ++v) {
+            path_slot *s = &slots[nslots++];
+            memset(s, 0, sizeof *s);
+            s->run.path = path;
+            s->run.variant =
+                path->takes_variants ? cfg->variants[v] : &opcost_variant_auto;
+            s->run.w = &w;
+            opcost_result *row = new_row(out);
+            if (!row) {
+                snprintf(err, len, "out of memory (results)");
+                return -1;
+            }
+            s->row_index = out->nrows - 1;
+            fill_identity(row, cfg, host, c, made == 0 ? &w : NULL,
+                          ceiling_gbps);
+            snprintf(row->path, sizeof row->path, "%s", path->name);
+            snprintf(row->variant, sizeof row->variant, "%s",
+                     s->run.variant->name);
+            if (made) {
+                set_status(row, OPCOST_STATUS_ERROR, why);
+                continue;
+            }
+            const int prep = path->prepare(&s->run, why, sizeof why);
+            snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
+                     s->run.dispatch_path);
+            if (prep) {
+                set_status(
+                    row, prep > 0 ? OPCOST_STATUS_SKIPPED : OPCOST_STATUS_ERROR,
+                    why);
+                continue;
+            }
+            const int ver = verify_path(&s->run, why, sizeof why);
+            snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
+                     s->run.dispatch_path);
+            if (ver) {
+                set_status(row,
+                           ver > 0 ? OPCOST_STATUS_WRONG : OPCOST_STATUS_ERROR,
+                           why);
+                continue;
+            }
+            const double warmup = cfg->quick ? 0.001 : 0.005;
+            if (opcost_timing_begin(&s->timer, &s->run, OPCOST_TIME_RUN,
+                                    cfg->target_sample_us, warmup)) {
+                set_status(row, OPCOST_STATUS_ERROR, s->timer.error);
+                continue;
+            }
+            s->timing = 1;
+        }
+    }
+    /* repetitions, the path order shuffled each time */
+    uint64_t rng =
+        (cfg->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)point_seed;
+    int order[OPCOST_MAX_SELECTED * OPCOST_MAX_SELECTED];
+    for (int i = 0; i < nslots; ++i)
+        order[i] = i;
+    opcost_stop_rule rule;
+    memset(&rule, 0, sizeof rule);
+    for (int rep = 0; rep < cfg->reps; ++rep) {
+        for (int i = nslots - 1; i > 0; --i) {
+            const int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
+            const int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int i = 0; i < nslots; ++i) {
+            path_slot *s = &slots[order[i]];
+            if (!s->timing)
+                continue;
+            stop_rule_for(&rule, cfg, s->timer.call_us, s->timer.batch);
+            const size_t before = s->timer.n;
+            if (opcost_timing_repetition(&s->timer, &rule) < 0) {
+                set_status(&out->rows[s->row_index], OPCOST_STATUS_ERROR,
+                           s->timer.error);
+                s->timing = 0;
+                continue;
+            }
+            if (add_samples(out, (int64_t)s->row_index, rep,
+                            s->timer.samples + before, s->timer.n - before)) {
+                snprintf(err, len, "out of memory (samples)");
+                return -1;
+            }
+        }
+    }
+    opcost_stop_free(&rule);
+    /* conversions alone, for attribution */
+    for (int i = 0; i < nslots; ++i) {
+        path_slot *s = &slots[i];
+        s->conversion_us = 0;
+        if (!s->timing || !s->run.path->convert)
+            continue;
+        char e[256];
+        const int rc = s->run.path->convert(&s->run, 0, e, sizeof e);
+        if (rc == 1)
+            continue; /* this layout needs no conversion */
+        opcost_timer_state t;
+        opcost_stop_rule r2;
+        memset(&r2, 0, sizeof r2);
+        if (rc == 0 && opcost_timing_begin(&t, &s->run, OPCOST_TIME_CONVERT,
+                                           cfg->target_sample_us, 0) == 0) {
+            stop_rule_for(&r2, cfg, t.call_us, t.batch);
+            for (int rep = 0; rep < 3; ++rep)
+                if (opcost_timing_repetition(&t, &r2) < 0)
+                    break;
+            s->conversion_us = median_of(t.samples, t.n);
+        } else {
+            s->conversion_us = NAN;
+        }
+        opcost_timing_end(&t);
+        opcost_stop_free(&r2);
+    }
+    /* summaries and attribution against the kernel path's median */
+    double kernel_median = NAN;
+    for (int i = 0; i < nslots; ++i) {
+        path_slot *s = &slots[i];
+        if (s->timing)
+            summarize_row(&out->rows[s->row_index], &s->timer, cfg->reps);
+        if (s->timing && s->run.path->takes_variants &&
+            (isnan(kernel_median) || s->run.variant == &opcost_variant_auto))
+            kernel_median = out->rows[s->row_index].median_us;
+    }
+    for (int i = 0; i < nslots; ++i) {
+        path_slot *s = &slots[i];
+        opcost_result *row = &out->rows[s->row_index];
+        if (s->timing && row->status == OPCOST_STATUS_OK) {
+            const int is_kernel = s->run.path->takes_variants;
+            const opcost_attribution a = opcost_attribute_cpu(
+                row->median_us, is_kernel ? row->median_us : kernel_median,
+                s->conversion_us);
+            row->kernel_us = a.kernel_us;
+            row->conversion_us = a.conversion_us;
+            row->launch_us = a.launch_us;
+            row->dispatch_us = a.dispatch_us;
+            row->idle_us = a.idle_us;
+        }
+        if (s->run.priv)
+            s->run.path->release(&s->run);
+        opcost_timing_end(&s->timer);
+    }
+    if (made == 0)
+        opcost_workload_free(&w);
+    return 0;
+}
+
+int opcost_run(const opcost_config *cfg)
+{
+    char err[2048];
+    if (cfg->cuda) {
+        fprintf(stderr,
+                "opcost run: --device cuda: this build times the CPU paths "
+                "only; the GPU paths come with the CUDA benchmark\n");
+        return 1;
+    }
+    opcost_hostinfo host;
+    opcost_hostinfo_get(&host, OPCOST_SOURCE_DIR);
+    if (rowops_bridge_set_threads(cfg->threads, err, sizeof err)) {
+        fprintf(stderr, "opcost run: --threads: %s\n", err);
+        return 1;
+    }
+    case_list cl;
+    if (load_cases(cfg, &cl, err, sizeof err)) {
+        fprintf(stderr, "opcost run: %s\n", err);
+        free_cases(&cl);
+        return 1;
+    }
+    char out_path[4096];
+    if (cfg->out)
+        snprintf(out_path, sizeof out_path, "%s", cfg->out);
+    else
+        snprintf(out_path, sizeof out_path, "%s/%s.csv", cfg->results_dir,
+                 host.run_id);
+    /* Refuse an unwritable destination now, not after the run. */
+    if (make_parent_dirs(out_path, err, sizeof err)) {
+        fprintf(stderr, "opcost run: --out: %s\n", err);
+        free_cases(&cl);
+        return 1;
+    }
+    opcost_ceiling ceiling;
+    if (opcost_ceiling_measure(cfg->threads, 0, &ceiling, err, sizeof err)) {
+        fprintf(stderr, "opcost run: ceiling probe: %s\n", err);
+        free_cases(&cl);
+        return 1;
+    }
+    opcost_report_header(stdout, cfg, &host, &ceiling, cl.n, out_path);
+    signal(SIGINT, on_sigint);
+    run_out out;
+    memset(&out, 0, sizeof out);
+    const int64_t start = opcost_now_ns();
+    int rc = 0;
+    for (size_t i = 0; i < cl.n && rc == 0; ++i) {
+        if (interrupted) {
+            /* every remaining point still gets its rows: skipped */
+            for (int p = 0; p < cfg->npaths; ++p) {
+                const opcost_path *path = cfg->paths[p];
+                const int nv = path->takes_variants ? cfg->nvariants : 1;
+                for (int v = 0; v < nv; ++v) {
+                    opcost_result *row = new_row(&out);
+                    if (!row) {
+                        rc = 1;
+                        break;
+                    }
+                    fill_identity(row, cfg, &host, &cl.cases[i], NULL,
+                                  ceiling.best_gbps);
+                    snprintf(row->path, sizeof row->path, "%s", path->name);
+                    snprintf(row->variant, sizeof row->variant, "%s",
+                             path->takes_variants ? cfg->variants[v]->name
+                                                  : "auto");
+                    set_status(row, OPCOST_STATUS_SKIPPED,
+                               "run interrupted (SIGINT) before this point");
+                }
+            }
+            continue;
+        }
+        if (measure_point(cfg, &host, &cl.cases[i], ceiling.best_gbps,
+                          ceiling.llc_bytes, (int64_t)i, &out, err,
+                          sizeof err)) {
+            fprintf(stderr, "\nopcost run: %s\n", err);
+            rc = 1;
+        }
+        opcost_report_progress(stderr, i + 1, cl.n,
+                               opcost_seconds_since(start));
+    }
+    if (isatty(fileno(stderr)))
+        fputc('\n', stderr);
+    if (opcost_results_write(out_path, out.rows, out.nrows, err, sizeof err)) {
+        /* never lose a run: fall back to the temporary directory */
+        fprintf(stderr, "opcost run: %s\n", err);
+        snprintf(out_path, sizeof out_path, "/tmp/opcost-%s.csv", host.run_id);
+        fprintf(stderr, "opcost run: writing %s instead\n", out_path);
+        rc = 1;
+        if (opcost_results_write(out_path, out.rows, out.nrows, err,
+                                 sizeof err))
+            fprintf(stderr, "opcost run: %s\n", err);
+    }
+    if (opcost_samples_write(out_path, out.rows, out.nrows, out.samples,
+                             out.nsamples, err, sizeof err)) {
+        fprintf(stderr, "opcost run: raw samples: %s\n", err);
+        rc = 1;
+    }
+    if (rc == 0 || out.nrows) {
+        opcost_report_summary(stdout, out.rows, out.nrows);
+        printf("\n%zu rows written to %s (%.1f s)\n", out.nrows, out_path,
+               opcost_seconds_since(start));
+    }
+    free(out.rows);
+    free(out.samples);
+    free_cases(&cl);
+    return rc || interrupted;
+}
+
+int opcost_run_main(int argc, char **argv)
+{
+    opcost_config cfg;
+    char err[1024];
+    const int rc = opcost_config_parse(&cfg, argc, argv, err, sizeof err);
+    if (rc > 0)
+        return 0;
+    if (rc < 0) {
+        fprintf(stderr, "opcost run: %s\n", err);
+        return 2;
+    }
+    return opcost_run(&cfg);
+}

@@ -1,0 +1,340 @@
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* z with Phi(-z) = 0.025. */
+#define Z975 1.959963984540054
+
+opcost_ci_method opcost_median_ci95_ranks(size_t n, size_t *j, size_t *k,
+                                          double *coverage)
+{
+    size_t rj = 0;
+    double cov = NAN;
+    opcost_ci_method method = OPCOST_CI_NONE;
+    if (n >= 6 && n <= OPCOST_CI_EXACT_MAX_N) {
+        /* P(X <= i) by the pmf recurrence from 2^-n, which stays a normal
+         * double up to n = 1022; keep the largest j with
+         * 2 P(X <= j - 1) <= 0.05. */
+        double pmf = ldexp(1.0, -(int)n), cdf = pmf;
+        size_t i = 0;
+        while (2.0 * cdf <= 0.05) {
+            pmf = pmf * (double)(n - i) / (double)(i + 1);
+            ++i;
+            cdf += pmf;
+        }
+        /* Here P(X <= i) is the first tail above 0.025: j - 1 = i - 1. */
+        rj = i;
+        cov = 1.0 - 2.0 * (cdf - pmf);
+        method = OPCOST_CI_EXACT;
+    } else if (n > OPCOST_CI_EXACT_MAX_N) {
+        /* P(X <= j - 1) ~ Phi((j - 1/2 - n/2) / (sqrt(n)/2)) <= 0.025. */
+        const double half = 0.5 * sqrt((double)n);
+        rj = (size_t)floor(0.5 * (double)n + 0.5 - Z975 * half);
+        const double zj = ((double)rj - 0.5 - 0.5 * (double)n) / half;
+        cov = 1.0 - erfc(-zj / sqrt(2.0));
+        method = OPCOST_CI_NORMAL;
+    }
+    if (j)
+        *j = rj;
+    if (k)
+        *k = rj ? n + 1 - rj : 0;
+    if (coverage)
+        *coverage = cov;
+    return method;
+}
+
+double opcost_percentile_sorted(const double *sorted, size_t n, double p)
+{
+    if (!sorted || n == 0 || !(p >= 0.0 && p <= 100.0))
+        return NAN;
+    const double h = (double)(n - 1) * p / 100.0;
+    const size_t lo = (size_t)floor(h);
+    if (lo + 1 >= n)
+        return sorted[n - 1];
+    const double t = h - (double)lo;
+    return sorted[lo] + t * (sorted[lo + 1] - sorted[lo]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int check_samples(const double *x, size_t n, const opcost_summary *out,
+                         char *err, size_t errlen)
+{
+    if (!out) {
+        snprintf(err, errlen, "out: must not be NULL");
+        return -1;
+    }
+    if (n == 0 || !x) {
+        snprintf(err, errlen, "samples: need at least 1 sample (got n = %zu)",
+                 n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (!isfinite(x[i])) {
+            snprintf(err, errlen,
+                     "samples[%zu] = %g: every sample must be "
+                     "finite",
+                     i, x[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static double median_sorted(const double *s, size_t n)
+{
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+static double rel_half_width(double lo, double hi, double median)
+{
+    return median == 0.0 ? NAN : (hi - lo) / 2.0 / fabs(median);
+}
+
+int opcost_summarize_inplace(double *x, size_t n, opcost_summary *out,
+                             char *err, size_t errlen)
+{
+    if (check_samples(x, n, out, err, errlen))
+        return -1;
+    qsort(x, n, sizeof *x, cmp_double);
+    opcost_summary s = {.n = n};
+    s.min = x[0];
+    s.max = x[n - 1];
+    s.median = median_sorted(x, n);
+    s.p90 = opcost_percentile_sorted(x, n, 90.0);
+    /* Two passes: the mean first, then squared deviations (accurate even
+     * when the spread is tiny compared with the mean). */
+    double sum = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        sum += x[i];
+    s.mean = sum / (double)n;
+    double ss = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        ss += (x[i] - s.mean) * (x[i] - s.mean);
+    s.stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+    s.ci95_method = opcost_median_ci95_ranks(n, &s.ci95_lo_rank,
+                                             &s.ci95_hi_rank, &s.ci95_coverage);
+    if (s.ci95_method == OPCOST_CI_NONE) {
+        s.ci95_lo = s.ci95_hi = s.ci95_rel = NAN;
+    } else {
+        s.ci95_lo = x[s.ci95_lo_rank - 1];
+        s.ci95_hi = x[s.ci95_hi_rank - 1];
+        s.ci95_rel = rel_half_width(s.ci95_lo, s.ci95_hi, s.median);
+    }
+    *out = s;
+    return 0;
+}
+
+int opcost_summarize(const double *x, size_t n, opcost_summary *out, char *err,
+                     size_t errlen)
+{
+    if (check_samples(x, n, out, err, errlen))
+        return -1;
+    double *copy = malloc(n * sizeof *copy);
+    if (!copy) {
+        snprintf(err, errlen, "samples: cannot allocate a copy of %zu values",
+                 n);
+        return -1;
+    }
+    memcpy(copy, x, n * sizeof *copy);
+    const int rc = opcost_summarize_inplace(copy, n, out, err, errlen);
+    free(copy);
+    return rc;
+}
+
+/* ---- Selection: the k-th smallest (0-based) of x[0..n-1], reordering x so
+ * that x[0..k-1] <= x[k] <= x[k+1..n-1]. Three-way partitioning keeps ties
+ * (common in timings at the clock's resolution) linear. */
+static void swap_d(double *a, double *b)
+{
+    const double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static double select_kth(double *x, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        const double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1];
+        const double p = a < b ? (b < c ? b : (a < c ? c : a))
+                               : (a < c ? a : (b < c ? c : b));
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            if (x[i] < p)
+                swap_d(&x[lt++], &x[i++]);
+            else if (x[i] > p)
+                swap_d(&x[i], &x[--gt]);
+            else
+                ++i;
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return p;
+    }
+    return x[k];
+}
+
+double opcost_median_ci95_rel(const double *x, size_t n, double *scratch)
+{
+    size_t j, k;
+    if (opcost_median_ci95_ranks(n, &j, &k, NULL) == OPCOST_CI_NONE)
+        return NAN;
+    memcpy(scratch, x, n * sizeof *scratch);
+    const size_t m = (n - 1) / 2; /* lower middle, 0-based */
+    double median = select_kth(scratch, n, m);
+    if (n % 2 == 0) {
+        double next = scratch[m + 1];
+        for (size_t i = m + 2; i < n; ++i)
+            next = scratch[i] < next ? scratch[i] : next;
+        median = 0.5 * (median + next);
+    }
+    /* j - 1 <= m < k - 1, so each bound lies on its side of the middle. */
+    const double lo = j - 1 == m ? scratch[m] : select_kth(scratch, m, j - 1);
+    const double hi = select_kth(scratch + m + 1, n - m - 1, k - 1 - (m + 1));
+    return rel_half_width(lo, hi, median);
+}
+
+/* ---- Stopping rules. */
+static int hit_cap(opcost_stop_rule *r, size_t n)
+{
+    if (r->max_samples && n >= r->max_samples) {
+        r->stopped_by = "max_samples";
+        return 1;
+    }
+    return 0;
+}
+
+static int budget_should_stop(opcost_stop_rule *r, const double *samples,
+                              size_t n, double elapsed_s)
+{
+    (void)samples;
+    if (hit_cap(r, n))
+        return 1;
+    if (n >= r->min_samples && elapsed_s >= r->budget_s) {
+        r->stopped_by = "budget";
+        return 1;
+    }
+    return 0;
+}
+
+static int noise_should_stop(opcost_stop_rule *r, const double *samples,
+                             size_t n, double elapsed_s)
+{
+    if (hit_cap(r, n))
+        return 1;
+    if (n < r->min_samples)
+        return 0;
+    if (n >= r->next_check) {
+        if (n > r->scratch_cap) {
+            size_t cap = r->scratch_cap ? r->scratch_cap : 64;
+            while (cap < n)
+                cap *= 2;
+            double *p = realloc(r->scratch, cap * sizeof *p);
+            if (!p)
+                return -1;
+            r->scratch = p;
+            r->scratch_cap = cap;
+        }
+        r->last_ci95_rel = opcost_median_ci95_rel(samples, n, r->scratch);
+        const size_t step = n / 16 > r->check_every ? n / 16 : r->check_every;
+        r->next_check = n + step;
+        if (r->last_ci95_rel <= r->target_rel) {
+            r->stopped_by = "noise";
+            return 1;
+        }
+    }
+    if (elapsed_s >= r->budget_s) {
+        r->stopped_by = "budget";
+        return 1;
+    }
+    return 0;
+}
+
+static int check_budget(double budget_s, char *err, size_t errlen)
+{
+    if (!(budget_s >= 0.0) || !isfinite(budget_s)) {
+        snprintf(err, errlen, "budget_s: must be finite and >= 0 (got %g)",
+                 budget_s);
+        return -1;
+    }
+    return 0;
+}
+
+int opcost_stop_budget(opcost_stop_rule *r, double budget_s, size_t min_samples,
+                       char *err, size_t errlen)
+{
+    if (check_budget(budget_s, err, errlen))
+        return -1;
+    if (min_samples < 1) {
+        snprintf(err, errlen, "min_samples: must be >= 1 (got %zu)",
+                 min_samples);
+        return -1;
+    }
+    memset(r, 0, sizeof *r);
+    r->should_stop = budget_should_stop;
+    r->name = "budget";
+    r->budget_s = budget_s;
+    r->min_samples = min_samples;
+    r->target_rel = NAN;
+    opcost_stop_reset(r);
+    return 0;
+}
+
+int opcost_stop_noise(opcost_stop_rule *r, double target_rel, double budget_s,
+                      size_t min_samples, size_t check_every, char *err,
+                      size_t errlen)
+{
+    if (!(target_rel > 0.0 && target_rel < 1.0)) {
+        snprintf(err, errlen, "target_rel: must be in (0, 1) (got %g)",
+                 target_rel);
+        return -1;
+    }
+    if (check_budget(budget_s, err, errlen))
+        return -1;
+    if (min_samples < 6) {
+        snprintf(err, errlen,
+                 "min_samples: must be >= 6, the fewest samples with a 95%% "
+                 "interval of the median (got %zu)",
+                 min_samples);
+        return -1;
+    }
+    if (check_every < 1) {
+        snprintf(err, errlen, "check_every: must be >= 1 (got %zu)",
+                 check_every);
+        return -1;
+    }
+    memset(r, 0, sizeof *r);
+    r->should_stop = noise_should_stop;
+    r->name = "noise";
+    r->budget_s = budget_s;
+    r->min_samples = min_samples;
+    r->target_rel = target_rel;
+    r->check_every = check_every;
+    opcost_stop_reset(r);
+    return 0;
+}
+
+void opcost_stop_reset(opcost_stop_rule *r)
+{
+    r->stopped_by = NULL;
+    r->last_ci95_rel = NAN;
+    r->next_check = 0;
+}
+
+void opcost_stop_free(opcost_stop_rule *r)
+{
+    free(r->scratch);
+    r->scratch = NULL;
+    r->scratch_cap = 0;
+}

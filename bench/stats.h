@@ -1,0 +1,131 @@
+/* Summary statistics of a sample array, and the rules that decide when a
+ * repetition has taken enough samples.
+ *
+ * Percentiles use linear interpolation between the closest ranks (numpy's
+ * default, method="linear"): for sorted x[0..n-1] and p in [0, 100],
+ * h = (n - 1) p / 100 and the value is x[floor h] + (h - floor h) *
+ * (x[floor h + 1] - x[floor h]).
+ *
+ * The 95% confidence interval of the median is distribution-free: the
+ * number X of samples below the true median is binomial(n, 1/2), so the
+ * order statistics x_(j) <= median < x_(k) (1-based ranks) hold with
+ * probability P(j <= X < k). We take the symmetric k = n + 1 - j with the
+ * largest j whose coverage is still >= 0.95. No such interval exists for
+ * n < 6 (even [x_(1), x_(n)] covers only 1 - 2^(1-n)).
+ *
+ * The benchmark's median_us is the median of all samples of all
+ * repetitions pooled (see results/README.md): summarise the concatenation. */
+#ifndef OPCOST_STATS_H
+#define OPCOST_STATS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exact binomial sums up to this n; the normal approximation beyond. */
+#define OPCOST_CI_EXACT_MAX_N 1000
+
+typedef enum opcost_ci_method {
+    OPCOST_CI_NONE = 0, /* n < 6: no distribution-free 95% interval */
+    OPCOST_CI_EXACT,    /* exact binomial(n, 1/2) tail sums */
+    OPCOST_CI_NORMAL    /* normal approximation with continuity correction */
+} opcost_ci_method;
+
+typedef struct opcost_summary {
+    size_t n;
+    double median, min, max, p90, mean;
+    double stddev;           /* sample standard deviation (n - 1); NAN if n=1 */
+    double ci95_lo, ci95_hi; /* x_(j), x_(k); NAN when no interval */
+    /* (ci95_hi - ci95_lo) / 2 / |median|; NAN when no interval or the
+     * median is 0. */
+    double ci95_rel;
+    size_t ci95_lo_rank, ci95_hi_rank; /* j < k, 1-based; 0 when none */
+    double ci95_coverage;              /* P(j <= X < k); NAN when none */
+    opcost_ci_method ci95_method;
+} opcost_summary;
+
+/* Ranks j < k (1-based) of the median's 95% interval for n samples and
+ * their coverage. Returns the method; OPCOST_CI_NONE (j = k = 0, coverage
+ * NAN) when n < 6. Any pointer may be NULL. */
+opcost_ci_method opcost_median_ci95_ranks(size_t n, size_t *j, size_t *k,
+                                          double *coverage);
+
+/* Percentile p in [0, 100] of sorted[0..n-1] (numpy "linear"); NAN when
+ * n = 0 or p is outside [0, 100]. */
+double opcost_percentile_sorted(const double *sorted, size_t n, double p);
+
+/* Summary of x[0..n-1] (left unchanged). Every sample must be finite and
+ * n >= 1. Returns 0, or -1 with a message in err. */
+int opcost_summarize(const double *x, size_t n, opcost_summary *out, char *err,
+                     size_t errlen);
+
+/* The same, sorting x in place instead of allocating a copy. */
+int opcost_summarize_inplace(double *x, size_t n, opcost_summary *out,
+                             char *err, size_t errlen);
+
+/* ---- Stopping rules.
+ * After each sample the caller asks should_stop with all samples taken so
+ * far in this repetition (microseconds) and the seconds elapsed since it
+ * began. Returns 1 when the repetition may stop, 0 to continue, -1 on an
+ * allocation failure. stopped_by then names why: "budget", "noise" or
+ * "max_samples". Never stops before min_samples. */
+typedef struct opcost_stop_rule opcost_stop_rule;
+struct opcost_stop_rule {
+    int (*should_stop)(opcost_stop_rule *self, const double *samples, size_t n,
+                       double elapsed_s);
+    const char *name; /* "budget" or "noise" */
+    double budget_s;
+    size_t min_samples;
+    size_t max_samples; /* 0: no cap */
+    /* noise only: stop once ci95_rel <= target_rel. The interval is
+     * recomputed (O(n) selection) only after max(check_every, n / 16) new
+     * samples, so a call costs O(1) amortised. */
+    double target_rel;
+    size_t check_every;
+    /* state, reset by opcost_stop_reset */
+    const char *stopped_by;
+    double last_ci95_rel; /* NAN until first computed */
+    size_t next_check;
+    double *scratch;
+    size_t scratch_cap;
+};
+
+#define OPCOST_NOISE_TARGET_DEFAULT 0.01
+#define OPCOST_NOISE_MIN_SAMPLES_DEFAULT 10
+#define OPCOST_NOISE_CHECK_EVERY_DEFAULT 8
+
+/* Stop once elapsed_s >= budget_s and n >= min_samples (min_samples >= 1,
+ * budget_s >= 0 and finite). Returns 0, or -1 naming the bad argument. */
+int opcost_stop_budget(opcost_stop_rule *r, double budget_s, size_t min_samples,
+                       char *err, size_t errlen);
+
+/* Stop once n >= min_samples and either ci95_rel <= target_rel or
+ * elapsed_s >= budget_s, whichever comes first. target_rel in (0, 1),
+ * min_samples >= 6 (the fewest with an interval), check_every >= 1. */
+int opcost_stop_noise(opcost_stop_rule *r, double target_rel, double budget_s,
+                      size_t min_samples, size_t check_every, char *err,
+                      size_t errlen);
+
+/* Clears the state for a new repetition (keeps the scratch buffer). */
+void opcost_stop_reset(opcost_stop_rule *r);
+
+/* Frees the scratch buffer. */
+void opcost_stop_free(opcost_stop_rule *r);
+
+static inline int opcost_stop_check(opcost_stop_rule *r, const double *samples,
+                                    size_t n, double elapsed_s)
+{
+    return r->should_stop(r, samples, n, elapsed_s);
+}
+
+/* ci95_rel of x[0..n-1] by selection, without a full sort; scratch holds
+ * n doubles. NAN when n < 6 or the median is 0. */
+double opcost_median_ci95_rel(const double *x, size_t n, double *scratch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

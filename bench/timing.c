@@ -1,0 +1,85 @@
+#include "timing.h"
+#include "timer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int call_once(opcost_timer_state *t)
+{
+    opcost_path_run *r = t->run;
+    const int set = t->next_set;
+    t->next_set = (t->next_set + 1) % r->w->nsets;
+    const int rc = t->what == OPCOST_TIME_RUN
+                       ? r->path->run(r, set, t->error, sizeof t->error)
+                       : r->path->convert(r, set, t->error, sizeof t->error);
+    return rc < 0 ? -1 : 0;
+}
+
+int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
+                        opcost_timed what, double target_sample_us,
+                        double warmup_s)
+{
+    memset(t, 0, sizeof *t);
+    t->run = run;
+    t->what = what;
+    /* calibrate on a few calls (the first is often slower) */
+    int64_t start = opcost_now_ns();
+    double best = INFINITY;
+    for (int i = 0; i < 3; ++i) {
+        const int64_t t0 = opcost_now_ns();
+        if (call_once(t))
+            return -1;
+        const double us = (double)(opcost_now_ns() - t0) / 1e3;
+        best = us < best ? us : best;
+    }
+    t->call_us = best;
+    const double b = best > 0 ? ceil(target_sample_us / best) : 1000;
+    t->batch = b < 1 ? 1 : b > 1000 ? 1000 : (int)b;
+    start = opcost_now_ns();
+    while (opcost_seconds_since(start) < warmup_s)
+        if (call_once(t))
+            return -1;
+    return 0;
+}
+
+long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule)
+{
+    opcost_stop_reset(rule);
+    const size_t first = t->n;
+    const int64_t start = opcost_now_ns();
+    for (;;) {
+        if (t->n == t->cap) {
+            const size_t cap = t->cap ? 2 * t->cap : 256;
+            double *s = realloc(t->samples, cap * sizeof *s);
+            if (!s) {
+                snprintf(t->error, sizeof t->error, "out of memory (samples)");
+                return -1;
+            }
+            t->samples = s;
+            t->cap = cap;
+        }
+        const int64_t t0 = opcost_now_ns();
+        for (int i = 0; i < t->batch; ++i)
+            if (call_once(t))
+                return -1;
+        const int64_t t1 = opcost_now_ns();
+        t->samples[t->n++] = (double)(t1 - t0) / 1e3 / t->batch;
+        const int stop = opcost_stop_check(
+            rule, t->samples + first, t->n - first, (double)(t1 - start) / 1e9);
+        if (stop < 0) {
+            snprintf(t->error, sizeof t->error, "stopping rule failed");
+            return -1;
+        }
+        if (stop)
+            return (long)(t->n - first);
+    }
+}
+
+void opcost_timing_end(opcost_timer_state *t)
+{
+    free(t->samples);
+    t->samples = NULL;
+    t->n = t->cap = 0;
+}

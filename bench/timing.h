@@ -1,0 +1,45 @@
+/* The one timing loop. A path is timed in named phases: calibrate (how
+ * many calls make one sample), warm-up, then repetitions; each repetition
+ * takes samples until its stopping rule says enough. One sample = the
+ * mean time per call over a batch of calls, each on the next input set
+ * (rotation), read from the monotonic clock around the batch. No profiler
+ * is attached while timing. */
+#ifndef OPCOST_TIMING_H
+#define OPCOST_TIMING_H
+
+#include "path.h"
+#include "stats.h"
+
+#include <stddef.h>
+
+/* What is timed: the path's run, or only its conversions. */
+typedef enum opcost_timed {
+    OPCOST_TIME_RUN = 0,
+    OPCOST_TIME_CONVERT
+} opcost_timed;
+
+typedef struct opcost_timer_state {
+    opcost_path_run *run;
+    opcost_timed what;
+    int batch;      /* calls per sample */
+    int next_set;   /* rotation */
+    double call_us; /* calibration: one call */
+    double *samples;
+    size_t n, cap;
+    char error[512]; /* set when a call fails */
+} opcost_timer_state;
+
+/* Calibrate and warm up: batch = ceil(target_sample_us / one call), at
+ * most 1000; warm-up runs for max(3 calls, warmup_s). 0, or -1 (error
+ * set). */
+int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
+                        opcost_timed what, double target_sample_us,
+                        double warmup_s);
+
+/* One repetition: appends its samples (microseconds per call) to
+ * t->samples until rule stops it. Returns the number taken, or -1. */
+long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule);
+
+void opcost_timing_end(opcost_timer_state *t);
+
+#endif

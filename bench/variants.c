@@ -1,0 +1,82 @@
+#include "variants.h"
+#include "cpu_features.h"
+#include "rowops_bridge.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const opcost_variant opcost_variant_auto = {"auto", ROWOPS_IMPL_COUNT, NULL, 0};
+
+static const opcost_variant variants[] = {
+    {"cpu_fast_avx2", ROWOPS_IMPL_CPU_FAST_AVX2, rowops_cpu_fast_avx2, 1},
+    {"cpu_fast_portable", ROWOPS_IMPL_CPU_FAST_PORTABLE,
+     rowops_cpu_fast_portable, 1},
+    {"cpu_strided", ROWOPS_IMPL_CPU_STRIDED, rowops_cpu_strided, 0},
+};
+
+size_t opcost_variant_count(void)
+{
+    return sizeof variants / sizeof variants[0];
+}
+
+const opcost_variant *opcost_variant_at(size_t i)
+{
+    return i < opcost_variant_count() ? &variants[i] : NULL;
+}
+
+const opcost_variant *opcost_variant_find(const char *name)
+{
+    if (strcmp(name, "auto") == 0)
+        return &opcost_variant_auto;
+    for (size_t i = 0; i < opcost_variant_count(); ++i)
+        if (strcmp(variants[i].name, name) == 0)
+            return &variants[i];
+    return NULL;
+}
+
+opcost_cpu_kernel opcost_cpu_kernel_of(rowops_impl impl)
+{
+    for (size_t i = 0; i < opcost_variant_count(); ++i)
+        if (variants[i].impl == impl)
+            return variants[i].kernel;
+    return NULL;
+}
+
+typedef struct rows_task {
+    opcost_cpu_kernel kernel;
+    const rowops_call *call;
+} rows_task;
+
+static void run_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const rows_task *t = ctx;
+    t->kernel(t->call, begin, end);
+}
+
+void opcost_run_cpu_kernel(opcost_cpu_kernel kernel, const rowops_call *call)
+{
+    rows_task t = {kernel, call};
+    const int64_t rows = rowops_tensor_rows(&call->x);
+    const int64_t n = call->x.sizes[call->x.rank - 1];
+    rowops_bridge_parallel_for(rows, rowops_cpu_grain_rows(n), run_rows, &t);
+}
+
+int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
+                          char *why, size_t len)
+{
+    if (v == &opcost_variant_auto || !v->fast)
+        return 1;
+    const rowops_choice c = rowops_choose(call);
+    const int fast_layout = c.impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
+                            c.impl == ROWOPS_IMPL_CPU_FAST_PORTABLE;
+    if (!fast_layout) {
+        snprintf(why, len, "%s not eligible: %s", v->name, c.reason);
+        return 0;
+    }
+    if (v->impl == ROWOPS_IMPL_CPU_FAST_AVX2 &&
+        c.impl != ROWOPS_IMPL_CPU_FAST_AVX2) {
+        snprintf(why, len, "%s needs AVX2+FMA+F16C: %s", v->name, c.reason);
+        return 0;
+    }
+    return 1;
+}

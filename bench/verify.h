@@ -1,0 +1,24 @@
+/* Verification of a path's outputs against the C double reference
+ * (kernels/reference_f64.c) before it is timed: every element of every
+ * output the path produces, within the tolerance of one rounding to the
+ * output dtype. A path that fails is reported `wrong` and never timed. */
+#ifndef OPCOST_VERIFY_H
+#define OPCOST_VERIFY_H
+
+#include "workload.h"
+
+/* The outputs a path produced for one set; a descriptor with data == NULL
+ * is an output the path does not produce (the native route has no rstd). */
+typedef struct opcost_outputs {
+    rowops_tensor out, residual_out, rstd;
+} opcost_outputs;
+
+/* Relative and absolute tolerance of an output of dtype dt. */
+void opcost_tolerance(rowops_dtype dt, double *rtol, double *atol);
+
+/* 0 when every element matches; 1 with the first mismatch in why
+ * ("out[3, 17] = 0.5, expected 0.25 (rtol 1e-2, atol 1e-4)"). */
+int opcost_verify_outputs(const opcost_workload *w, int set,
+                          const opcost_outputs *got, char *why, size_t len);
+
+#endif

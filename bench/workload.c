@@ -1,0 +1,211 @@
+#include "workload.h"
+#include "rowops_elem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALIGN 64
+
+static size_t round_up(size_t v)
+{
+    return (v + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+rowops_tensor opcost_contiguous(void *data, rowops_dtype dtype, int64_t rows,
+                                int64_t n)
+{
+    rowops_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = dtype;
+    t.device = ROWOPS_DEVICE_CPU;
+    t.rank = 2;
+    t.sizes[0] = rows;
+    t.sizes[1] = n;
+    t.strides[0] = n;
+    t.strides[1] = 1;
+    return t;
+}
+
+/* Elements of storage an input of the layout needs (misaligned: +1). */
+static int64_t storage_elems(opcost_layout layout, int64_t B, int64_t N)
+{
+    switch (layout) {
+    case OPCOST_ROW_STRIDED: return (B - 1) * (N + 3) + N;
+    case OPCOST_MISALIGNED: return B * N + 1;
+    default: return B * N;
+    }
+}
+
+static rowops_tensor input_view(void *base, rowops_dtype dt,
+                                opcost_layout layout, int64_t B, int64_t N)
+{
+    rowops_tensor t = opcost_contiguous(base, dt, B, N);
+    switch (layout) {
+    case OPCOST_TRANSPOSED:
+        t.strides[0] = 1;
+        t.strides[1] = B;
+        break;
+    case OPCOST_ROW_STRIDED: t.strides[0] = N + 3; break;
+    case OPCOST_MISALIGNED:
+        t.data = (char *)base + rowops_dtype_size(dt);
+        break;
+    default: break;
+    }
+    return t;
+}
+
+/* xorshift64*: uniform magnitudes in [0.1, 2) with a random sign, never 0
+ * (the tests' generator does the same). */
+static double next_value(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    const uint64_t r = *s * 2685821657736338717ull;
+    const double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+    const double mag = 0.1 + 1.9 * u;
+    return (r & 1) ? -mag : mag;
+}
+
+static void fill(void *base, int64_t count, rowops_dtype dt, uint64_t *s)
+{
+    for (int64_t i = 0; i < count; ++i)
+        rowops_store_d(base, i, dt, next_value(s));
+}
+
+int64_t opcost_case_bytes(const opcost_case *c)
+{
+    const int64_t es = (int64_t)rowops_dtype_size(c->dtype);
+    const int64_t rs = c->dtype == ROWOPS_F64 ? 8 : 4;
+    const int64_t elems = c->B * c->N;
+    if (c->op == ROWOPS_OP_RMS_NORM_ROWS)
+        return 2 * elems * es + c->B * rs;
+    return 4 * elems * es + c->N * (int64_t)rowops_dtype_size(c->weight_dtype) +
+           c->B * rs;
+}
+
+int opcost_workload_make(opcost_workload *w, const opcost_case *c,
+                         size_t llc_bytes, int cold, uint64_t seed, char *err,
+                         size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->c = *c;
+    if (c->B < 1 || c->N < 1) {
+        snprintf(err, errlen, "B and N must be >= 1 (got B = %lld, N = %lld)",
+                 (long long)c->B, (long long)c->N);
+        return -1;
+    }
+    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    const size_t es = rowops_dtype_size(c->dtype);
+    const size_t in_one =
+        round_up((size_t)storage_elems(c->layout, c->B, c->N) * es);
+    const size_t w_one =
+        fused ? round_up((size_t)c->N * rowops_dtype_size(c->weight_dtype)) : 0;
+    const size_t set_in = in_one * (fused ? 2 : 1) + w_one;
+    const size_t acc = c->dtype == ROWOPS_F64 ? 8 : 4;
+    const size_t out_one = round_up((size_t)(c->B * c->N) * es);
+    const size_t set_out =
+        out_one * (fused ? 2 : 1) + round_up((size_t)c->B * acc);
+
+    size_t nsets = 1;
+    if (cold) {
+        nsets = (2 * llc_bytes + set_in - 1) / set_in;
+        if (nsets < 2)
+            nsets = 2;
+        if (nsets > OPCOST_MAX_SETS)
+            nsets = OPCOST_MAX_SETS;
+    }
+    w->nsets = (int)nsets;
+    w->input_bytes = nsets * set_in;
+    w->cache = cold && w->input_bytes >= llc_bytes ? OPCOST_CACHE_COLD
+                                                   : OPCOST_CACHE_WARM;
+    w->sets = calloc(nsets, sizeof *w->sets);
+    w->in_mem = aligned_alloc(ALIGN, nsets * set_in);
+    /* One output set for every call: a model's allocator hands back the
+     * memory it just freed, so outputs are written to recycled memory. */
+    w->out_mem = aligned_alloc(ALIGN, set_out);
+    if (!w->sets || !w->in_mem || !w->out_mem) {
+        snprintf(err, errlen,
+                 "cannot allocate %zu input sets of %zu + %zu bytes "
+                 "(B = %lld, N = %lld)",
+                 nsets, set_in, set_out, (long long)c->B, (long long)c->N);
+        opcost_workload_free(w);
+        return -1;
+    }
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    if (!s)
+        s = 1;
+    for (size_t i = 0; i < nsets; ++i) {
+        char *in = (char *)w->in_mem + i * set_in;
+        char *out = w->out_mem;
+        opcost_set *st = &w->sets[i];
+        const int64_t se = storage_elems(c->layout, c->B, c->N);
+        fill(in, se, c->dtype, &s);
+        st->x = input_view(in, c->dtype, c->layout, c->B, c->N);
+        st->out = opcost_contiguous(out, c->dtype, c->B, c->N);
+        char *rstd = out + out_one;
+        if (fused) {
+            fill(in + in_one, se, c->dtype, &s);
+            st->residual =
+                input_view(in + in_one, c->dtype, c->layout, c->B, c->N);
+            fill(in + 2 * in_one, c->N, c->weight_dtype, &s);
+            st->weight =
+                opcost_contiguous(in + 2 * in_one, c->weight_dtype, 1, c->N);
+            st->weight.rank = 1;
+            st->weight.sizes[0] = c->N;
+            st->weight.strides[0] = 1;
+            st->residual_out =
+                opcost_contiguous(out + out_one, c->dtype, c->B, c->N);
+            rstd = out + 2 * out_one;
+        }
+        st->rstd = opcost_contiguous(rstd, acc == 8 ? ROWOPS_F64 : ROWOPS_F32,
+                                     1, c->B);
+        st->rstd.rank = 1;
+        st->rstd.sizes[0] = c->B;
+        st->rstd.strides[0] = 1;
+    }
+    return 0;
+}
+
+void opcost_workload_free(opcost_workload *w)
+{
+    free(w->sets);
+    free(w->in_mem);
+    free(w->out_mem);
+    memset(w, 0, sizeof *w);
+}
+
+rowops_call opcost_workload_call(const opcost_workload *w, int set)
+{
+    const opcost_set *s = &w->sets[set];
+    rowops_call call;
+    memset(&call, 0, sizeof call);
+    call.op = w->c.op;
+    call.x = s->x;
+    call.out = s->out;
+    call.rstd = s->rstd;
+    call.eps = w->c.eps;
+    if (w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM) {
+        call.residual = s->residual;
+        call.weight = s->weight;
+        call.residual_out = s->residual_out;
+    }
+    return call;
+}
+
+void opcost_workload_poison_outputs(opcost_workload *w)
+{
+    for (int i = 0; i < (w->nsets ? 1 : 0); ++i) { /* one shared set */
+        const opcost_set *s = &w->sets[i];
+        const size_t es = rowops_dtype_size(w->c.dtype);
+        const size_t n = (size_t)(w->c.B * w->c.N) * es;
+        memset(s->out.data, 0xFF, n);
+        if (s->residual_out.data)
+            memset(s->residual_out.data, 0xFF, n);
+        memset(s->rstd.data, 0xFF,
+               (size_t)w->c.B * rowops_dtype_size(s->rstd.dtype));
+    }
+}

@@ -1,0 +1,76 @@
+/* The memory one benchmark point runs on: a case (a shape-file row) and
+ * its input sets in the original layout, rotated between calls so their
+ * total exceeds the last-level cache (cold), plus one contiguous output
+ * set, shared by every call, for the paths that write into caller memory
+ * (as a model's allocator recycles the activation it just freed).
+ *
+ * Layouts are those of shapes/README.md: contiguous [B, N]; transposed, a
+ * [B, N] view of an [N, B] buffer (strides (1, B)); row_strided, row stride
+ * N + 3; misaligned, a storage offset of one element. The weight is a
+ * contiguous [N] vector per set (each layer has its own). */
+#ifndef OPCOST_WORKLOAD_H
+#define OPCOST_WORKLOAD_H
+
+#include "results_csv.h"
+#include "rowops.h"
+#include "shape_file.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct opcost_case {
+    const char *distribution; /* the shape set's name */
+    rowops_op op;
+    int64_t B, N;
+    rowops_dtype dtype, weight_dtype;
+    opcost_layout layout;
+    double freq;
+    char freq_text[32]; /* freq as written in the shape file */
+    double eps;
+} opcost_case;
+
+/* One input set and the caller-owned outputs of the C paths. residual,
+ * weight and residual_out are unused (zeroed) for rms_norm_rows. */
+typedef struct opcost_set {
+    rowops_tensor x, residual, weight;
+    rowops_tensor out, residual_out, rstd;
+} opcost_set;
+
+typedef struct opcost_workload {
+    opcost_case c;
+    int nsets;
+    opcost_set *sets;
+    opcost_cache_state cache; /* cold when the inputs exceed the LLC */
+    size_t input_bytes;       /* all sets' inputs, as allocated */
+    void *in_mem, *out_mem;
+} opcost_workload;
+
+/* The most sets a point rotates through. */
+#define OPCOST_MAX_SETS 65536
+
+/* Allocates and fills (random non-zero values from seed) enough sets that
+ * their inputs total at least 2 x llc_bytes when cold, else one set.
+ * Returns 0, or -1 with err. */
+int opcost_workload_make(opcost_workload *w, const opcost_case *c,
+                         size_t llc_bytes, int cold, uint64_t seed, char *err,
+                         size_t errlen);
+
+void opcost_workload_free(opcost_workload *w);
+
+/* The call on set `set`: inputs in the original layout, the set's
+ * contiguous outputs. */
+rowops_call opcost_workload_call(const opcost_workload *w, int set);
+
+/* Fills the output set with NaN bytes, so an element a path does not
+ * write fails verification. */
+void opcost_workload_poison_outputs(opcost_workload *w);
+
+/* The fewest bytes the op must move: each input read once, each output
+ * written once (x, residual, weight; out, residual_out, rstd). */
+int64_t opcost_case_bytes(const opcost_case *c);
+
+/* Descriptor of a contiguous [rows, n] tensor at data. */
+rowops_tensor opcost_contiguous(void *data, rowops_dtype dtype, int64_t rows,
+                                int64_t n);
+
+#endif

@@ -1,0 +1,83 @@
+/* The C bridge from the opcost benchmark (C11) into libtorch: the one
+ * place C code reaches the PyTorch dispatcher. Tensors cross as opaque
+ * handles wrapping caller-owned memory described by a rowops_tensor; every
+ * function catches C++ exceptions and returns -1 with the message in err. */
+#ifndef ROWOPS_BRIDGE_H
+#define ROWOPS_BRIDGE_H
+
+#include "rowops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An at::Tensor owned by the bridge. */
+typedef struct rowops_bridge_tensor rowops_bridge_tensor;
+
+/* How a call reaches the computation. */
+typedef enum rowops_bridge_route {
+    /* rowops::<op> through the dispatcher, as a C++ caller reaches it */
+    ROWOPS_BRIDGE_ROWOPS = 0,
+    /* rowops::<op>_reference: the aten composite that defines the contract */
+    ROWOPS_BRIDGE_REFERENCE = 1,
+    /* PyTorch's own ops: at::add, then at::rms_norm; out made contiguous */
+    ROWOPS_BRIDGE_NATIVE = 2,
+    ROWOPS_BRIDGE_ROUTE_COUNT
+} rowops_bridge_route;
+
+const char *rowops_bridge_route_name(rowops_bridge_route route);
+
+/* The outputs of one call: out/y, residual_out (fused), rstd (absent for
+ * the native route), each as a handle and a descriptor. Reusing a result
+ * releases the previous call's tensors, as a model frees its activations. */
+typedef struct rowops_bridge_result {
+    rowops_bridge_tensor *handle[3];
+    rowops_tensor desc[3];
+    int count;
+} rowops_bridge_result;
+
+const char *rowops_bridge_torch_version(void);
+
+/* Sets PyTorch's intra-op thread count (at::set_num_threads). */
+int rowops_bridge_set_threads(int threads, char *err, size_t err_len);
+int rowops_bridge_get_threads(void);
+
+/* Wraps memory (no copy, not owned) as a CPU/CUDA tensor with t's sizes,
+ * strides and dtype. NULL with err on failure. */
+rowops_bridge_tensor *rowops_bridge_wrap(const rowops_tensor *t, char *err,
+                                         size_t err_len);
+void rowops_bridge_release(rowops_bridge_tensor *t);
+
+/* One call of op on wrapped inputs (residual and weight NULL for
+ * rms_norm_rows). Outputs replace those held in res. */
+int rowops_bridge_call(rowops_bridge_route route, rowops_op op,
+                       rowops_bridge_tensor *x, rowops_bridge_tensor *residual,
+                       rowops_bridge_tensor *weight, double eps,
+                       rowops_bridge_result *res, char *err, size_t err_len);
+
+/* t.contiguous() into res->handle[0]/desc[0] (conversion timing). */
+int rowops_bridge_contiguous(rowops_bridge_tensor *t, rowops_bridge_result *res,
+                             char *err, size_t err_len);
+
+/* Releases every tensor a result holds. */
+void rowops_bridge_result_clear(rowops_bridge_result *res);
+
+/* Which implementation the last rowops call on this thread ran. */
+const char *rowops_bridge_last_dispatch(void);
+
+/* While on, fresh PyTorch tensors are filled with NaN (deterministic fill
+ * of uninitialized memory), so an output a path forgets to write shows. */
+void rowops_bridge_poison_outputs(int on);
+
+/* at::parallel_for over [0, n) with grain: the C kernels run on PyTorch's
+ * own thread pool, exactly as the registered op runs them. */
+void rowops_bridge_parallel_for(int64_t n, int64_t grain,
+                                void (*fn)(void *ctx, int64_t begin,
+                                           int64_t end),
+                                void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

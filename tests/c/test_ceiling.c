@@ -1,0 +1,157 @@
+/* The bandwidth ceiling: kernels compute what STREAM's do, the probe's
+ * figures are positive and consistent, arrays follow the 4 x LLC rule, and
+ * bad arguments are named. Prints the figures for 1 and 2 threads. */
+#include "c_samples.h"
+#include "ceiling.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each kernel on small arrays at every alignment, against scalar code. */
+static void test_kernels(void)
+{
+    enum { N = 67 };
+    double a[N + 2], b[N + 2], c[N + 2];
+    for (int off = 0; off < 2; ++off) {
+        for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+            for (int i = 0; i < N + 2; ++i) {
+                a[i] = 1.0 + i;
+                b[i] = 0.5 * i;
+                c[i] = -2.0 * i;
+            }
+            const int rc = opcost_ceiling_kernel_run(
+                (opcost_ceiling_kernel_id)k, a + off, b + off, c + off, N, 3.0);
+#if defined(__SSE2__)
+            C_EXPECT(rc == 0, "kernel %d available on SSE2", k);
+#else
+            C_EXPECT(rc == 0 || k >= OPCOST_CEILING_COPY_NT, "kernel %d", k);
+#endif
+            if (rc)
+                continue;
+            int bad = 0;
+            for (int i = 0; i < N + 2; ++i) {
+                const int in = i >= off && i < off + N;
+                const int copy =
+                    k == OPCOST_CEILING_COPY || k == OPCOST_CEILING_COPY_NT;
+                const double want_c = copy && in ? 1.0 + i : -2.0 * i;
+                const double want_a =
+                    !copy && in ? 0.5 * i + 3.0 * (-2.0 * i) : 1.0 + i;
+                bad += a[i] != want_a || b[i] != 0.5 * i || c[i] != want_c;
+            }
+            C_EXPECT(!bad, "kernel %d offset %d: %d wrong elements", k, off,
+                     bad);
+        }
+    }
+}
+
+static void check_ceiling(const opcost_ceiling *c, int threads,
+                          size_t llc_given)
+{
+    C_EXPECT(c->threads == threads && c->trials == OPCOST_CEILING_TRIALS,
+             "threads/trials");
+    if (llc_given)
+        C_EXPECT(c->llc_bytes == llc_given && !strcmp(c->llc_source, "caller"),
+                 "llc from caller");
+    else
+        C_EXPECT(c->llc_bytes > 0 && c->llc_source[0], "llc detected");
+    /* The size rule: each array >= 4 x LLC, whole doubles. */
+    C_EXPECT(c->array_bytes >= 4 * c->llc_bytes &&
+                 c->array_bytes == c->elements * sizeof(double),
+             "arrays %zu bytes for LLC %zu", c->array_bytes, c->llc_bytes);
+    double best = 0.0;
+    const char *name = NULL;
+    for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+        const opcost_ceiling_kernel *ki = &c->k[k];
+        if (!ki->available) {
+            C_EXPECT(isnan(ki->gbps), "%s unavailable: NAN", ki->name);
+            continue;
+        }
+        C_EXPECT(isfinite(ki->gbps) && ki->gbps > 0 && ki->best_s > 0 &&
+                     ki->avg_s >= ki->best_s,
+                 "%s: %g GB/s", ki->name, ki->gbps);
+        const double bytes =
+            (double)ki->bytes_per_element * (double)c->elements;
+        C_EXPECT(fabs(ki->gbps - bytes / ki->best_s / 1e9) <= 1e-9 * ki->gbps,
+                 "%s: GB/s from bytes and time", ki->name);
+        if (ki->wa_bytes_per_element)
+            C_EXPECT(fabs(ki->wa_gbps * ki->bytes_per_element -
+                          ki->gbps * ki->wa_bytes_per_element) <=
+                         1e-9 * ki->wa_gbps,
+                     "%s: write-allocate figure", ki->name);
+        if (ki->gbps > best) {
+            best = ki->gbps;
+            name = ki->name;
+        }
+    }
+    C_EXPECT(c->k[OPCOST_CEILING_COPY].bytes_per_element == 16 &&
+                 c->k[OPCOST_CEILING_TRIAD].bytes_per_element == 24 &&
+                 c->k[OPCOST_CEILING_COPY].wa_bytes_per_element == 24 &&
+                 c->k[OPCOST_CEILING_TRIAD].wa_bytes_per_element == 32 &&
+                 c->k[OPCOST_CEILING_COPY_NT].wa_bytes_per_element == 0,
+             "byte counts");
+    C_EXPECT(c->best_gbps == best && name && c->best_kernel &&
+                 !strcmp(c->best_kernel, name),
+             "best = max of the kernels");
+    C_EXPECT(c->max_rel_err <= 1e-13, "validated: %g", c->max_rel_err);
+}
+
+static void print_ceiling(const opcost_ceiling *c)
+{
+    printf("ceiling: %d thread(s), LLC %zu bytes (%s), arrays %zu MiB, "
+           "%.2f s\n",
+           c->threads, c->llc_bytes, c->llc_source, c->array_bytes >> 20,
+           c->seconds);
+    for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+        const opcost_ceiling_kernel *ki = &c->k[k];
+        if (!ki->available) {
+            printf("  %-9s unavailable\n", ki->name);
+            continue;
+        }
+        printf("  %-9s %7.2f GB/s", ki->name, ki->gbps);
+        if (ki->wa_bytes_per_element)
+            printf("  (%7.2f GB/s counting write-allocate)", ki->wa_gbps);
+        printf("  best %.2f ms avg %.2f ms\n", ki->best_s * 1e3,
+               ki->avg_s * 1e3);
+    }
+    printf("  best      %7.2f GB/s (%s)\n", c->best_gbps, c->best_kernel);
+}
+
+int main(void)
+{
+    test_kernels();
+
+    char err[256], src[192];
+    const size_t llc = opcost_llc_bytes(src, sizeof src);
+    C_EXPECT(llc > 0 && src[0], "opcost_llc_bytes: %zu (%s)", llc, src);
+
+    opcost_ceiling c;
+    static const int bad_threads[] = {0, -1, OPCOST_CEILING_MAX_THREADS + 1};
+    for (int i = 0; i < 3; ++i)
+        C_EXPECT(opcost_ceiling_measure(bad_threads[i], 0, &c, err,
+                                        sizeof err) == -1 &&
+                     !strncmp(err, "threads: ", 9),
+                 "threads %d: %s", bad_threads[i], err);
+    C_EXPECT(opcost_ceiling_measure(1, SIZE_MAX / 2, &c, err, sizeof err) ==
+                     -1 &&
+                 strstr(err, "llc_bytes"),
+             "huge llc: %s", err);
+
+    /* Small and fast: a 256 KiB "LLC", 3 threads (uneven slices). */
+    C_EXPECT(opcost_ceiling_measure(3, 256 << 10, &c, err, sizeof err) == 0,
+             "%s", err);
+    check_ceiling(&c, 3, 256 << 10);
+    C_EXPECT(c.array_bytes == 1 << 20, "1 MiB arrays for 256 KiB");
+
+    /* The real probe, as a run does it. */
+    for (int threads = 1; threads <= 2; ++threads) {
+        C_EXPECT(opcost_ceiling_measure(threads, 0, &c, err, sizeof err) == 0,
+                 "%s", err);
+        check_ceiling(&c, threads, 0);
+        print_ceiling(&c);
+        /* ~1 s here; the generous limit only catches a hang or a blow-up. */
+        C_EXPECT(c.seconds < 10.0, "took %.2f s", c.seconds);
+    }
+    return c_report("test_ceiling");
+}

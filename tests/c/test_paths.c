@@ -1,0 +1,138 @@
+/* Every benchmark path, on small cases of each op, dtype and layout:
+ * prepare, one run on poisoned outputs, verification against the C double
+ * reference; and a path whose output is corrupted is caught as wrong. */
+#include "c_samples.h"
+#include "path.h"
+#include "rowops_bridge.h"
+#include "rowops_elem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int prepare_and_verify(const opcost_path *p, opcost_workload *w,
+                              const opcost_variant *variant, int corrupt,
+                              char *why, size_t len)
+{
+    opcost_path_run r;
+    memset(&r, 0, sizeof r);
+    r.path = p;
+    r.variant = variant;
+    r.w = w;
+    int rc = p->prepare(&r, why, len);
+    if (rc == 0) {
+        opcost_workload_poison_outputs(w);
+        rowops_bridge_poison_outputs(1);
+        rc = p->run(&r, 0, why, len);
+        rowops_bridge_poison_outputs(0);
+        const double eps = w->c.eps;
+        if (rc == 0 && corrupt == 1)
+            /* outputs computed with another eps than the one verified */
+            w->c.eps = 0.25;
+        if (rc == 0 && corrupt == 2)
+            /* a kernel that wrote a wrong element: the last of row 0 */
+            rowops_store_d(w->sets[0].out.data, w->c.N - 1,
+                           w->sets[0].out.dtype, 1e3);
+        if (rc == 0)
+            rc = p->verify(&r, 0, why, len);
+        w->c.eps = eps;
+        if (rc == 0 && corrupt)
+            rc = 2; /* not caught */
+    }
+    if (r.priv)
+        p->release(&r);
+    return rc;
+}
+
+int main(void)
+{
+    char err[512];
+    rowops_bridge_set_threads(2, err, sizeof err);
+    const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
+                                   ROWOPS_F64};
+    const int64_t shapes[][2] = {{1, 1}, {5, 64}, {3, 4097}, {70, 300}};
+    for (size_t pi = 0; pi < opcost_path_count(); ++pi) {
+        const opcost_path *p = opcost_path_at(pi);
+        for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
+            for (int d = 0; d < 4; ++d)
+                for (int l = 0; l < OPCOST_LAYOUT_COUNT; ++l)
+                    for (int s = 0; s < 4; ++s) {
+                        opcost_case c;
+                        memset(&c, 0, sizeof c);
+                        c.distribution = "test";
+                        c.op = (rowops_op)op;
+                        c.B = shapes[s][0];
+                        c.N = shapes[s][1];
+                        c.dtype = c.weight_dtype = dtypes[d];
+                        c.layout = (opcost_layout)l;
+                        c.freq = 1;
+                        c.eps = 1e-6;
+                        opcost_workload w;
+                        if (opcost_workload_make(&w, &c, 1 << 20, 1, 7, err,
+                                                 sizeof err)) {
+                            C_EXPECT(0, "workload: %s", err);
+                            continue;
+                        }
+                        C_EXPECT(w.cache == OPCOST_CACHE_COLD && w.nsets >= 2,
+                                 "inputs rotate beyond the 1 MiB 'LLC'");
+                        char why[512] = "";
+                        int rc = prepare_and_verify(p, &w, &opcost_variant_auto,
+                                                    0, why, sizeof why);
+                        C_EXPECT(rc == 0, "%s %s %s %s B=%lld N=%lld: %d %s",
+                                 p->name, rowops_op_name(c.op),
+                                 rowops_dtype_name(c.dtype),
+                                 opcost_layout_name(c.layout), (long long)c.B,
+                                 (long long)c.N, rc, why);
+                        if (s == 1) {
+                            rc = prepare_and_verify(p, &w, &opcost_variant_auto,
+                                                    1, why, sizeof why);
+                            C_EXPECT(rc == 1,
+                                     "%s: wrong outputs not caught "
+                                     "(%d %s)",
+                                     p->name, rc, why);
+                        }
+                        if (s == 1 && !strncmp(p->name, "kernel", 6)) {
+                            rc = prepare_and_verify(p, &w, &opcost_variant_auto,
+                                                    2, why, sizeof why);
+                            C_EXPECT(rc == 1 && strstr(why, "out[0, 63]"),
+                                     "%s: a wrong element not caught (%d %s)",
+                                     p->name, rc, why);
+                        }
+                        opcost_workload_free(&w);
+                    }
+    }
+    /* forced kernel variants: run where eligible, skipped with a reason
+     * where not */
+    opcost_case c = {"test",
+                     ROWOPS_OP_FUSED_ADD_RMS_NORM,
+                     16,
+                     4097,
+                     ROWOPS_F32,
+                     ROWOPS_F32,
+                     OPCOST_CONTIGUOUS,
+                     1,
+                     "1",
+                     1e-6};
+    opcost_workload w;
+    opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err);
+    const opcost_path *kernel = opcost_path_find("kernel");
+    char why[512];
+    C_EXPECT(prepare_and_verify(kernel, &w, opcost_variant_find("cpu_strided"),
+                                0, why, sizeof why) == 0,
+             "strided variant runs anything: %s", why);
+    const int fast =
+        prepare_and_verify(kernel, &w, opcost_variant_find("cpu_fast_portable"),
+                           0, why, sizeof why);
+    C_EXPECT(fast == 1 && strstr(why, "not eligible"),
+             "N = 4097 float32 rows are not 32-byte aligned: skipped (%d %s)",
+             fast, why);
+    opcost_workload_free(&w);
+    c.N = 4096;
+    opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err);
+    C_EXPECT(prepare_and_verify(kernel, &w,
+                                opcost_variant_find("cpu_fast_portable"), 0,
+                                why, sizeof why) == 0,
+             "portable variant on an eligible call: %s", why);
+    opcost_workload_free(&w);
+    return c_report("test_paths");
+}
