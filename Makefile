@@ -6,6 +6,7 @@
 #                adds options, e.g. make bench BENCH_ARGS=--quick
 #   make -s python   print the environment's interpreter (import rowops works)
 SHELL := /bin/bash
+MAKEFLAGS += --no-print-directory
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PYTEST_ARGS ?=
