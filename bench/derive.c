@@ -2,6 +2,7 @@
  * binning, the model shape files and the `opcost shapes` command line. The
  * model and the binning rules are stated in derive.h. */
 #include "derive.h"
+#include "errorf.h"
 
 #include "shape_file.h"
 
@@ -12,19 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 opcost_sched_params opcost_sched_defaults(void)
 {
@@ -46,20 +34,23 @@ opcost_sched_params opcost_sched_defaults(void)
 static int check_params(const opcost_sched_params *p, char *err, size_t errlen)
 {
     if (p->token_budget < 1 || p->token_budget > OPCOST_MAX_TOKEN_BUDGET)
-        return fail(err, errlen, "token_budget must be in 1..%d, got %lld",
-                    OPCOST_MAX_TOKEN_BUDGET, (long long)p->token_budget);
+        return opcost_errorf(
+            err, errlen, "token_budget must be in 1..%d, got %lld",
+            OPCOST_MAX_TOKEN_BUDGET, (long long)p->token_budget);
     if (p->max_running < 1 || p->max_running > p->token_budget)
-        return fail(err, errlen,
-                    "max_running must be in 1..token_budget (%lld), got "
-                    "%lld",
-                    (long long)p->token_budget, (long long)p->max_running);
+        return opcost_errorf(
+            err, errlen,
+            "max_running must be in 1..token_budget (%lld), got "
+            "%lld",
+            (long long)p->token_budget, (long long)p->max_running);
     if (p->step_a_ns < 0 || p->step_a_ns > OPCOST_MAX_STEP_NS)
-        return fail(err, errlen, "step_a_ns must be in 0..%d, got %lld",
-                    OPCOST_MAX_STEP_NS, (long long)p->step_a_ns);
+        return opcost_errorf(err, errlen,
+                             "step_a_ns must be in 0..%d, got %lld",
+                             OPCOST_MAX_STEP_NS, (long long)p->step_a_ns);
     if (p->step_b_ns_per_ktok < 0 || p->step_b_ns_per_ktok > OPCOST_MAX_STEP_NS)
-        return fail(err, errlen,
-                    "step_b_ns_per_ktok must be in 0..%d, got %lld",
-                    OPCOST_MAX_STEP_NS, (long long)p->step_b_ns_per_ktok);
+        return opcost_errorf(
+            err, errlen, "step_b_ns_per_ktok must be in 0..%d, got %lld",
+            OPCOST_MAX_STEP_NS, (long long)p->step_b_ns_per_ktok);
     return 0;
 }
 
@@ -67,25 +58,27 @@ static int check_requests(const opcost_request *r, size_t n, char *err,
                           size_t errlen)
 {
     if (n == 0)
-        return fail(err, errlen, "no requests to simulate");
+        return opcost_errorf(err, errlen, "no requests to simulate");
     for (size_t i = 0; i < n; ++i) {
         if (!isfinite(r[i].arrival_s) || r[i].arrival_s < 0 ||
             r[i].arrival_s > MAX_ARRIVAL_S)
-            return fail(err, errlen,
-                        "request %zu: arrival_s must be in 0..%g, got %g", i,
-                        MAX_ARRIVAL_S, r[i].arrival_s);
+            return opcost_errorf(
+                err, errlen, "request %zu: arrival_s must be in 0..%g, got %g",
+                i, MAX_ARRIVAL_S, r[i].arrival_s);
         if (i && r[i].arrival_s < r[i - 1].arrival_s)
-            return fail(err, errlen,
-                        "request %zu: arrival_s %g is earlier than request "
-                        "%zu's %g; requests must be in arrival order",
-                        i, r[i].arrival_s, i - 1, r[i - 1].arrival_s);
+            return opcost_errorf(
+                err, errlen,
+                "request %zu: arrival_s %g is earlier than request "
+                "%zu's %g; requests must be in arrival order",
+                i, r[i].arrival_s, i - 1, r[i - 1].arrival_s);
         if (r[i].context_tokens < 1 || r[i].context_tokens > INT32_MAX ||
             r[i].generated_tokens < 1 || r[i].generated_tokens > INT32_MAX)
-            return fail(err, errlen,
-                        "request %zu: context_tokens and generated_tokens "
-                        "must be in 1..%ld, got %lld and %lld",
-                        i, (long)INT32_MAX, (long long)r[i].context_tokens,
-                        (long long)r[i].generated_tokens);
+            return opcost_errorf(
+                err, errlen,
+                "request %zu: context_tokens and generated_tokens "
+                "must be in 1..%ld, got %lld and %lld",
+                i, (long)INT32_MAX, (long long)r[i].context_tokens,
+                (long long)r[i].generated_tokens);
     }
     return 0;
 }
@@ -146,14 +139,15 @@ static int run(const opcost_request *req, size_t n,
         }
         const int64_t rows = p->token_budget - budget;
         if (push_step(out, &cap, rows) != 0)
-            return fail(err, errlen, "out of memory after %zu steps",
-                        out->steps);
+            return opcost_errorf(err, errlen, "out of memory after %zu steps",
+                                 out->steps);
         clock += p->step_a_ns + (p->step_b_ns_per_ktok * rows + 500) / 1000;
         if (clock > CLOCK_LIMIT_NS)
-            return fail(err, errlen,
-                        "simulated time passed %lld s after %zu steps; "
-                        "the step time is too long for this trace",
-                        (long long)(CLOCK_LIMIT_NS / 1000000000), out->steps);
+            return opcost_errorf(
+                err, errlen,
+                "simulated time passed %lld s after %zu steps; "
+                "the step time is too long for this trace",
+                (long long)(CLOCK_LIMIT_NS / 1000000000), out->steps);
         /* Every request past its prefill made one token in this step. */
         size_t kept = 0;
         for (size_t i = 0; i < nrun; ++i) {
@@ -183,7 +177,7 @@ int opcost_simulate(const opcost_request *requests, size_t count,
     size_t *running = malloc((size_t)params->max_running * sizeof *running);
     int r = -1;
     if (!arrival_ns || !prefilled || !generated || !running) {
-        fail(err, errlen, "out of memory for %zu requests", count);
+        opcost_errorf(err, errlen, "out of memory for %zu requests", count);
     } else {
         /* Exact: trace times are multiples of 100 ns, far below 2^53 ns. */
         for (size_t i = 0; i < count; ++i)
@@ -214,16 +208,17 @@ int opcost_bin_steps(const int64_t *step_rows, size_t steps, int max_bins,
                      opcost_bin *bins, char *err, size_t errlen)
 {
     if (max_bins < 1 || max_bins > OPCOST_MAX_BINS)
-        return fail(err, errlen, "bins must be in 1..%d, got %d",
-                    OPCOST_MAX_BINS, max_bins);
+        return opcost_errorf(err, errlen, "bins must be in 1..%d, got %d",
+                             OPCOST_MAX_BINS, max_bins);
     if (steps == 0)
-        return fail(err, errlen, "no steps to bin");
+        return opcost_errorf(err, errlen, "no steps to bin");
     int64_t count[OCTAVES] = {0}, sum[OCTAVES] = {0};
     for (size_t i = 0; i < steps; ++i) {
         const int64_t b = step_rows[i];
         if (b < 1 || b > INT32_MAX)
-            return fail(err, errlen, "step %zu: B must be in 1..%ld, got %lld",
-                        i, (long)INT32_MAX, (long long)b);
+            return opcost_errorf(err, errlen,
+                                 "step %zu: B must be in 1..%ld, got %lld", i,
+                                 (long)INT32_MAX, (long long)b);
         const int k = ilogb((double)b); /* exact: b < 2^53 */
         count[k]++;
         sum[k] += b;
@@ -356,12 +351,12 @@ static int derive_trace(const char *path, const opcost_sched_params *params,
                             sizeof why);
     opcost_trace_free(&trace);
     if (r != 0)
-        return fail(err, errlen, "%s: %s", path, why);
+        return opcost_errorf(err, errlen, "%s: %s", path, why);
     d->nbins = opcost_bin_steps(d->sim.step_rows, d->sim.steps, max_bins,
                                 d->bins, why, sizeof why);
     if (d->nbins < 0) {
         opcost_sim_free(&d->sim);
-        return fail(err, errlen, "%s: %s", path, why);
+        return opcost_errorf(err, errlen, "%s: %s", path, why);
     }
     return 0;
 }
@@ -472,21 +467,22 @@ static int write_file(const char *path, const model *m, const trace_source *t,
 {
     char tmp[4200];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return fail(err, errlen, "%s: path too long", path);
+        return opcost_errorf(err, errlen, "%s: path too long", path);
     FILE *f = fopen(tmp, "wb");
     if (!f)
-        return fail(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+        return opcost_errorf(err, errlen, "%s: cannot create: %s", tmp,
+                             strerror(errno));
     write_model_file(f, m, t, d);
     const int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         remove(tmp);
-        return fail(err, errlen, "%s: write failed", tmp);
+        return opcost_errorf(err, errlen, "%s: write failed", tmp);
     }
     if (rename(tmp, path) != 0) {
         const int e = errno;
         remove(tmp);
-        return fail(err, errlen, "%s: cannot rename to %s: %s", tmp, path,
-                    strerror(e));
+        return opcost_errorf(err, errlen, "%s: cannot rename to %s: %s", tmp,
+                             path, strerror(e));
     }
     return 0;
 }

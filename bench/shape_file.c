@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* opendir, stat: C11 cannot list a dir */
 
 #include "shape_file.h"
+#include "errorf.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -15,19 +16,6 @@
 
 /* Quoted values are cut here so one huge field cannot swamp a message. */
 #define QUOTE_MAX 80
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* "..." when a quoted value was cut at QUOTE_MAX. */
 static const char *cut(const char *s)
@@ -43,7 +31,8 @@ int opcost_text_open(opcost_text *text, const char *path, char *err,
     memset(text, 0, sizeof *text);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return opcost_errorf(err, errlen, "%s: cannot open: %s", path,
+                             strerror(errno));
     size_t cap = 1 << 16, len = 0;
     char *data = malloc(cap);
     while (data) {
@@ -60,11 +49,12 @@ int opcost_text_open(opcost_text *text, const char *path, char *err,
     const int read_errno = errno;
     fclose(f);
     if (!data)
-        return fail(err, errlen, "%s: out of memory reading the file", path);
+        return opcost_errorf(err, errlen, "%s: out of memory reading the file",
+                             path);
     if (read_error) {
         free(data);
-        return fail(err, errlen, "%s: cannot read: %s", path,
-                    strerror(read_errno));
+        return opcost_errorf(err, errlen, "%s: cannot read: %s", path,
+                             strerror(read_errno));
     }
     data[len] = '\0';
     const char *nul = memchr(data, '\0', len);
@@ -73,9 +63,9 @@ int opcost_text_open(opcost_text *text, const char *path, char *err,
         for (const char *p = data; p < nul; ++p)
             line += *p == '\n';
         free(data);
-        return fail(err, errlen,
-                    "%s:%d: contains a NUL byte; expected UTF-8 text", path,
-                    line);
+        return opcost_errorf(err, errlen,
+                             "%s:%d: contains a NUL byte; expected UTF-8 text",
+                             path, line);
     }
     text->data = data;
     /* Editors on some systems start UTF-8 files with a byte-order mark. */
@@ -208,10 +198,10 @@ static int parse_row(char *line, const char *path, int lineno,
         *p = '\0';
     }
     if (n != COLS)
-        return fail(err, errlen,
-                    "%s:%d: expected %d columns (" OPCOST_SHAPE_HEADER
-                    "), got %d",
-                    path, lineno, COLS, n);
+        return opcost_errorf(err, errlen,
+                             "%s:%d: expected %d columns (" OPCOST_SHAPE_HEADER
+                             "), got %d",
+                             path, lineno, COLS, n);
     row->line = lineno;
     for (int c = 0; c < COLS; ++c) {
         const char *s = field[c];
@@ -224,16 +214,18 @@ static int parse_row(char *line, const char *path, int lineno,
         case COL_N: {
             const int r = opcost_parse_count(s, c == COL_B ? &row->B : &row->N);
             if (r == -2)
-                return fail(err, errlen,
-                            "%s:%d: column '%s': must be a positive integer "
-                            "no larger than %lld, got '%.*s%s'",
-                            path, lineno, col_names[c], (long long)INT64_MAX,
-                            QUOTE_MAX, s, cut(s));
+                return opcost_errorf(
+                    err, errlen,
+                    "%s:%d: column '%s': must be a positive integer "
+                    "no larger than %lld, got '%.*s%s'",
+                    path, lineno, col_names[c], (long long)INT64_MAX, QUOTE_MAX,
+                    s, cut(s));
             if (r)
-                return fail(err, errlen,
-                            "%s:%d: column '%s': must be a positive "
-                            "integer, got '%.*s%s'",
-                            path, lineno, col_names[c], QUOTE_MAX, s, cut(s));
+                return opcost_errorf(err, errlen,
+                                     "%s:%d: column '%s': must be a positive "
+                                     "integer, got '%.*s%s'",
+                                     path, lineno, col_names[c], QUOTE_MAX, s,
+                                     cut(s));
             break;
         }
         case COL_FREQ: {
@@ -241,20 +233,21 @@ static int parse_row(char *line, const char *path, int lineno,
             row->freq = strtod(s, &end);
             if (end == s || *end || isspace((unsigned char)s[0]) ||
                 !isfinite(row->freq) || row->freq <= 0)
-                return fail(err, errlen,
-                            "%s:%d: column 'freq': must be a finite number "
-                            "> 0, got '%.*s%s'",
-                            path, lineno, QUOTE_MAX, s, cut(s));
+                return opcost_errorf(
+                    err, errlen,
+                    "%s:%d: column 'freq': must be a finite number "
+                    "> 0, got '%.*s%s'",
+                    path, lineno, QUOTE_MAX, s, cut(s));
             break;
         }
         }
         if (bad) {
             char choices[160];
             enum_choices(c, choices, sizeof choices);
-            return fail(err, errlen,
-                        "%s:%d: column '%s': must be one of %s; got '%.*s%s'",
-                        path, lineno, col_names[c], choices, QUOTE_MAX, s,
-                        cut(s));
+            return opcost_errorf(
+                err, errlen,
+                "%s:%d: column '%s': must be one of %s; got '%.*s%s'", path,
+                lineno, col_names[c], choices, QUOTE_MAX, s, cut(s));
         }
     }
     return 0;
@@ -286,7 +279,7 @@ static int check_duplicates(const opcost_shape_set *set, char *err,
 {
     const opcost_shape **order = malloc(set->count * sizeof *order);
     if (!order)
-        return fail(err, errlen, "%s: out of memory", set->path);
+        return opcost_errorf(err, errlen, "%s: out of memory", set->path);
     for (size_t i = 0; i < set->count; ++i)
         order[i] = &set->rows[i];
     qsort(order, set->count, sizeof *order, row_key_cmp);
@@ -305,12 +298,13 @@ static int check_duplicates(const opcost_shape_set *set, char *err,
     free(order);
     if (!dup)
         return 0;
-    return fail(err, errlen,
-                "%s:%d: row repeats line %d (%s,%lld,%lld,%s,%s): each (op, "
-                "B, N, dtype, layout) may appear once",
-                set->path, dup->line, first->line, rowops_op_name(dup->op),
-                (long long)dup->B, (long long)dup->N,
-                rowops_dtype_name(dup->dtype), opcost_layout_name(dup->layout));
+    return opcost_errorf(
+        err, errlen,
+        "%s:%d: row repeats line %d (%s,%lld,%lld,%s,%s): each (op, "
+        "B, N, dtype, layout) may appear once",
+        set->path, dup->line, first->line, rowops_op_name(dup->op),
+        (long long)dup->B, (long long)dup->N, rowops_dtype_name(dup->dtype),
+        opcost_layout_name(dup->layout));
 }
 
 /* ---- sets ------------------------------------------------------------ */
@@ -319,8 +313,9 @@ static int set_name(opcost_shape_set *set, const char *path, char *err,
                     size_t errlen)
 {
     if (strlen(path) >= sizeof set->path)
-        return fail(err, errlen, "%.64s...: path longer than %zu bytes", path,
-                    sizeof set->path - 1);
+        return opcost_errorf(err, errlen,
+                             "%.64s...: path longer than %zu bytes", path,
+                             sizeof set->path - 1);
     strcpy(set->path, path);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -328,10 +323,11 @@ static int set_name(opcost_shape_set *set, const char *path, char *err,
     if (n > 4 && strcmp(base + n - 4, ".csv") == 0)
         n -= 4;
     if (n >= sizeof set->name)
-        return fail(err, errlen,
-                    "%s: a shape set name (the file name without .csv) has "
-                    "at most %zu characters, this one %zu",
-                    path, sizeof set->name - 1, n);
+        return opcost_errorf(
+            err, errlen,
+            "%s: a shape set name (the file name without .csv) has "
+            "at most %zu characters, this one %zu",
+            path, sizeof set->name - 1, n);
     memcpy(set->name, base, n);
     set->name[n] = '\0';
     return 0;
@@ -375,21 +371,22 @@ static int parse_lines(opcost_text *text, opcost_shape_set *set, char *err,
     char *line;
     set->comments = calloc(1, 1); /* "" until a comment is added */
     if (!set->comments)
-        return fail(err, errlen, "%s: out of memory", path);
+        return opcost_errorf(err, errlen, "%s: out of memory", path);
     while ((line = opcost_text_line(text))) {
         if (line[0] == '#') {
             if (!header_line && add_comment(set, &comments_used, line) != 0)
-                return fail(err, errlen, "%s: out of memory", path);
+                return opcost_errorf(err, errlen, "%s: out of memory", path);
             continue;
         }
         if (line[0] == '\0')
             continue;
         if (!header_line) {
             if (strcmp(line, OPCOST_SHAPE_HEADER) != 0)
-                return fail(err, errlen,
-                            "%s:%d: header must be exactly "
-                            "'" OPCOST_SHAPE_HEADER "', got '%.*s%s'",
-                            path, text->line, QUOTE_MAX, line, cut(line));
+                return opcost_errorf(err, errlen,
+                                     "%s:%d: header must be exactly "
+                                     "'" OPCOST_SHAPE_HEADER "', got '%.*s%s'",
+                                     path, text->line, QUOTE_MAX, line,
+                                     cut(line));
             header_line = text->line;
             continue;
         }
@@ -397,18 +394,19 @@ static int parse_lines(opcost_text *text, opcost_shape_set *set, char *err,
         if (parse_row(line, path, text->line, &row, err, errlen) != 0)
             return -1;
         if (add_row(set, &cap, &row) != 0)
-            return fail(err, errlen, "%s: out of memory", path);
+            return opcost_errorf(err, errlen, "%s: out of memory", path);
     }
     if (!header_line)
-        return fail(err, errlen,
-                    "%s:%d: end of file before the header "
-                    "'" OPCOST_SHAPE_HEADER "'",
-                    path, text->line + 1);
+        return opcost_errorf(err, errlen,
+                             "%s:%d: end of file before the header "
+                             "'" OPCOST_SHAPE_HEADER "'",
+                             path, text->line + 1);
     if (set->count == 0)
-        return fail(err, errlen,
-                    "%s:%d: the header is followed by no rows; a shape set "
-                    "needs at least one",
-                    path, header_line);
+        return opcost_errorf(
+            err, errlen,
+            "%s:%d: the header is followed by no rows; a shape set "
+            "needs at least one",
+            path, header_line);
     return check_duplicates(set, err, errlen);
 }
 
@@ -496,8 +494,8 @@ int opcost_shape_set_resolve(const char *name_or_file, const char *shapes_dir,
 {
     if (is_regular_file(name_or_file)) {
         if (strlen(name_or_file) >= len)
-            return fail(err, errlen, "%s: path longer than %zu bytes",
-                        name_or_file, len - 1);
+            return opcost_errorf(err, errlen, "%s: path longer than %zu bytes",
+                                 name_or_file, len - 1);
         strcpy(path, name_or_file);
         return 0;
     }
@@ -507,17 +505,19 @@ int opcost_shape_set_resolve(const char *name_or_file, const char *shapes_dir,
         (n >= 4 && strcmp(name_or_file + n - 4, ".csv") == 0)) {
         struct stat st;
         if (stat(name_or_file, &st) != 0)
-            return fail(err, errlen, "%s: cannot open: %s", name_or_file,
-                        strerror(errno));
-        return fail(err, errlen, "%s: not a regular file", name_or_file);
+            return opcost_errorf(err, errlen, "%s: cannot open: %s",
+                                 name_or_file, strerror(errno));
+        return opcost_errorf(err, errlen, "%s: not a regular file",
+                             name_or_file);
     }
     const int w = snprintf(path, len, "%s/%s.csv", shapes_dir, name_or_file);
     if (n && w >= 0 && (size_t)w < len && is_regular_file(path))
         return 0;
     char sets[1024];
     list_sets(shapes_dir, sets, sizeof sets);
-    return fail(err, errlen,
-                "unknown shape set '%s': not a file, nor a name in %s/; "
-                "available: %s",
-                name_or_file, shapes_dir, sets);
+    return opcost_errorf(
+        err, errlen,
+        "unknown shape set '%s': not a file, nor a name in %s/; "
+        "available: %s",
+        name_or_file, shapes_dir, sets);
 }

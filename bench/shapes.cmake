@@ -3,6 +3,7 @@
 # their tests. Included by the top-level CMakeLists.txt after
 # enable_testing().
 add_library(opcost_shapes STATIC
+  bench/errorf.c
   bench/shape_file.c
   bench/trace.c
   bench/derive.c)

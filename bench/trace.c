@@ -1,5 +1,6 @@
 /* Reader of the Azure LLM inference trace CSV; the format is in trace.h. */
 #include "trace.h"
+#include "errorf.h"
 
 #include "shape_file.h"
 
@@ -11,19 +12,6 @@
 
 #define TICKS_PER_S 10000000 /* 100 ns: the traces' 7 fractional digits */
 #define QUOTE_MAX 80
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* Exactly n decimal digits at s. */
 static int digits(const char *s, int n, int *v)
@@ -97,11 +85,12 @@ static int parse_tokens(const char *path, int lineno, const char *col,
 {
     if (opcost_parse_count(s, v) == 0 && *v <= INT32_MAX)
         return 0;
-    return fail(err, errlen,
-                "%s:%d: column '%s': must be an integer in 1..%ld, got "
-                "'%.*s%s'",
-                path, lineno, col, (long)INT32_MAX, QUOTE_MAX, s,
-                strlen(s) > QUOTE_MAX ? "..." : "");
+    return opcost_errorf(
+        err, errlen,
+        "%s:%d: column '%s': must be an integer in 1..%ld, got "
+        "'%.*s%s'",
+        path, lineno, col, (long)INT32_MAX, QUOTE_MAX, s,
+        strlen(s) > QUOTE_MAX ? "..." : "");
 }
 
 static int parse_lines(opcost_text *text, const char *path, opcost_trace *out,
@@ -117,10 +106,10 @@ static int parse_lines(opcost_text *text, const char *path, opcost_trace *out,
             continue;
         if (!header) {
             if (strcmp(line, OPCOST_TRACE_HEADER) != 0)
-                return fail(err, errlen,
-                            "%s:%d: header must be exactly "
-                            "'" OPCOST_TRACE_HEADER "', got '%.*s'",
-                            path, ln, QUOTE_MAX, line);
+                return opcost_errorf(err, errlen,
+                                     "%s:%d: header must be exactly "
+                                     "'" OPCOST_TRACE_HEADER "', got '%.*s'",
+                                     path, ln, QUOTE_MAX, line);
             header = ln;
             continue;
         }
@@ -136,21 +125,22 @@ static int parse_lines(opcost_text *text, const char *path, opcost_trace *out,
             *p = '\0';
         }
         if (n != 3)
-            return fail(err, errlen,
-                        "%s:%d: expected 3 columns (" OPCOST_TRACE_HEADER
-                        "), got %d",
-                        path, ln, n);
+            return opcost_errorf(
+                err, errlen,
+                "%s:%d: expected 3 columns (" OPCOST_TRACE_HEADER "), got %d",
+                path, ln, n);
         int64_t ticks;
         const char *why = parse_timestamp(f[0], &ticks);
         if (why)
-            return fail(err, errlen,
-                        "%s:%d: column 'TIMESTAMP': %s, got '%.*s'", path, ln,
-                        why, QUOTE_MAX, f[0]);
+            return opcost_errorf(err, errlen,
+                                 "%s:%d: column 'TIMESTAMP': %s, got '%.*s'",
+                                 path, ln, why, QUOTE_MAX, f[0]);
         if (out->count && ticks < prev)
-            return fail(err, errlen,
-                        "%s:%d: column 'TIMESTAMP': must not be earlier than "
-                        "the previous request's (line %d), got '%s'",
-                        path, ln, prev_line, f[0]);
+            return opcost_errorf(
+                err, errlen,
+                "%s:%d: column 'TIMESTAMP': must not be earlier than "
+                "the previous request's (line %d), got '%s'",
+                path, ln, prev_line, f[0]);
         opcost_request r;
         if (parse_tokens(path, ln, "ContextTokens", f[1], &r.context_tokens,
                          err, errlen) ||
@@ -167,19 +157,20 @@ static int parse_lines(opcost_text *text, const char *path, opcost_trace *out,
             cap = cap ? cap * 2 : 1024;
             opcost_request *grown = realloc(out->requests, cap * sizeof *grown);
             if (!grown)
-                return fail(err, errlen, "%s: out of memory", path);
+                return opcost_errorf(err, errlen, "%s: out of memory", path);
             out->requests = grown;
         }
         out->requests[out->count++] = r;
     }
     if (!header)
-        return fail(err, errlen,
-                    "%s:%d: end of file before the header "
-                    "'" OPCOST_TRACE_HEADER "'",
-                    path, text->line + 1);
+        return opcost_errorf(err, errlen,
+                             "%s:%d: end of file before the header "
+                             "'" OPCOST_TRACE_HEADER "'",
+                             path, text->line + 1);
     if (!out->count)
-        return fail(err, errlen, "%s:%d: the header is followed by no requests",
-                    path, header);
+        return opcost_errorf(err, errlen,
+                             "%s:%d: the header is followed by no requests",
+                             path, header);
     return 0;
 }
 

@@ -16,11 +16,6 @@ namespace rowops
 namespace
 {
 
-rowops_tensor describe_optional(const std::optional<at::Tensor> &t)
-{
-    return t.has_value() ? describe(*t) : rowops_tensor{};
-}
-
 // Stage 1: each of P contiguous row chunks (P = the thread count, so one
 // per thread) accumulates grad_out * n into its own float32 (float64)
 // partial row; stage 2 sums the P rows in that dtype. Deterministic for a
@@ -61,13 +56,9 @@ at::Tensor rms_norm_rows_backward(const at::Tensor &grad_y,
     at::Tensor grad_x = empty_output(x);
     if (x.numel() == 0)
         return grad_x;
-    rowops_backward_call call{};
-    call.op = ROWOPS_OP_RMS_NORM_ROWS;
-    call.grad_out = describe(grad_y);
-    call.grad_rstd = describe_optional(grad_rstd);
-    call.h = describe(x);
-    call.rstd = describe(rstd);
-    call.grad_h = describe(grad_x);
+    const rowops_backward_call call =
+        make_backward_call(ROWOPS_OP_RMS_NORM_ROWS, grad_y, std::nullopt,
+                           grad_rstd, x, at::Tensor(), rstd, grad_x);
     const rowops_choice choice = rowops_choose_backward(&call);
     last_backward_impl = choice.impl;
     if (choice.impl != ROWOPS_IMPL_CPU_STRIDED)
@@ -93,15 +84,9 @@ fused_add_rms_norm_backward(const at::Tensor &grad_out,
         grad_weight.zero_(); // a sum over no rows
         return {grad_h, grad_weight};
     }
-    rowops_backward_call call{};
-    call.op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    call.grad_out = describe(grad_out);
-    call.grad_residual_out = describe_optional(grad_residual_out);
-    call.grad_rstd = describe_optional(grad_rstd);
-    call.h = describe(h);
-    call.weight = describe(weight);
-    call.rstd = describe(rstd);
-    call.grad_h = describe(grad_h);
+    const rowops_backward_call call = make_backward_call(
+        ROWOPS_OP_FUSED_ADD_RMS_NORM, grad_out, grad_residual_out, grad_rstd, h,
+        weight, rstd, grad_h);
     const rowops_choice choice = rowops_choose_backward(&call);
     last_backward_impl = choice.impl;
     if (choice.impl != ROWOPS_IMPL_CPU_STRIDED)

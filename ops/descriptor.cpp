@@ -25,6 +25,16 @@ rowops_device to_rowops_device(const at::Device &d)
     return ROWOPS_DEVICE_OTHER;
 }
 
+rowops_tensor describe_if(const at::Tensor &t)
+{
+    return t.defined() ? describe(t) : rowops_tensor{};
+}
+
+rowops_tensor describe_if(const std::optional<at::Tensor> &t)
+{
+    return t.has_value() ? describe(*t) : rowops_tensor{};
+}
+
 } // namespace
 
 rowops_tensor describe(const at::Tensor &t)
@@ -71,6 +81,25 @@ rowops_call make_fused_call(const at::Tensor &x, const at::Tensor &residual,
     c.residual_out = describe(residual_out);
     c.rstd = describe(rstd);
     c.eps = eps;
+    return c;
+}
+
+rowops_backward_call
+make_backward_call(rowops_op op, const at::Tensor &grad_out,
+                   const std::optional<at::Tensor> &grad_residual_out,
+                   const std::optional<at::Tensor> &grad_rstd,
+                   const at::Tensor &h, const at::Tensor &weight,
+                   const at::Tensor &rstd, const at::Tensor &grad_h)
+{
+    rowops_backward_call c{};
+    c.op = op;
+    c.grad_out = describe(grad_out);
+    c.grad_residual_out = describe_if(grad_residual_out);
+    c.grad_rstd = describe_if(grad_rstd);
+    c.h = describe(h);
+    c.weight = describe_if(weight);
+    c.rstd = describe(rstd);
+    c.grad_h = describe(grad_h);
     return c;
 }
 

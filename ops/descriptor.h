@@ -3,6 +3,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <optional>
+
 extern "C" {
 #include "rowops.h"
 }
@@ -21,5 +23,14 @@ rowops_call make_fused_call(const at::Tensor &x, const at::Tensor &residual,
                             const at::Tensor &out,
                             const at::Tensor &residual_out,
                             const at::Tensor &rstd);
+
+// The backward call; absent optional tensors (and weight for
+// rms_norm_rows, passed as an undefined tensor) get an empty descriptor.
+rowops_backward_call
+make_backward_call(rowops_op op, const at::Tensor &grad_out,
+                   const std::optional<at::Tensor> &grad_residual_out,
+                   const std::optional<at::Tensor> &grad_rstd,
+                   const at::Tensor &h, const at::Tensor &weight,
+                   const at::Tensor &rstd, const at::Tensor &grad_h);
 
 } // namespace rowops
