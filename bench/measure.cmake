@@ -12,10 +12,12 @@ target_include_directories(opcost_measure PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_options(opcost_measure PRIVATE ${OPCOST_WARNINGS})
 target_link_libraries(opcost_measure PUBLIC m Threads::Threads)
 
-# The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c).
+# The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
+# and scratch directory (c_tempdir.c, for test_csv).
 foreach(t test_stats test_csv test_ceiling)
   add_executable(${t} ${PROJECT_SOURCE_DIR}/tests/c/${t}.c
-    ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c)
+    ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c
+    ${PROJECT_SOURCE_DIR}/tests/c/c_tempdir.c)
   target_link_libraries(${t} PRIVATE opcost_measure rowops_testref)
   target_compile_options(${t} PRIVATE ${OPCOST_WARNINGS})
   add_test(NAME ${t} COMMAND ${t})

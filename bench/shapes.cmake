@@ -28,10 +28,14 @@ add_executable(opcost_shapes_tool ${CMAKE_CURRENT_BINARY_DIR}/opcost_shapes_tool
 target_link_libraries(opcost_shapes_tool PRIVATE opcost_shapes)
 target_compile_options(opcost_shapes_tool PRIVATE ${OPCOST_WARNINGS})
 
-# The tests read shapes/ and shapes/traces/ from the source tree.
+# The tests read shapes/ and shapes/traces/ from the source tree. They share
+# the C tests' harness (c_samples.c, which needs rowops_testref) and scratch
+# directory (c_tempdir.c).
 foreach(t test_shapes test_derive)
-  add_executable(${t} tests/c/${t}.c)
-  target_link_libraries(${t} PRIVATE opcost_shapes)
+  add_executable(${t} ${PROJECT_SOURCE_DIR}/tests/c/${t}.c
+    ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c
+    ${PROJECT_SOURCE_DIR}/tests/c/c_tempdir.c)
+  target_link_libraries(${t} PRIVATE opcost_shapes rowops_testref)
   target_compile_options(${t} PRIVATE ${OPCOST_WARNINGS})
   add_test(NAME ${t} COMMAND ${t} ${CMAKE_SOURCE_DIR})
 endforeach()

@@ -1,12 +1,28 @@
 #include "c_samples.h"
 #include "rowops_elem.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int c_failures = 0;
 int c_checks = 0;
+
+void c_expect_str(const char *file, int line, const char *got, const char *want,
+                  const char *fmt, ...)
+{
+    ++c_checks;
+    if (!strcmp(got, want))
+        return;
+    ++c_failures;
+    fprintf(stderr, "%s:%d: FAIL: ", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n  got  %s\n  want %s\n", got, want);
+}
 
 int c_report(const char *name)
 {

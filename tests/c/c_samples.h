@@ -49,6 +49,14 @@ extern int c_checks;
             fprintf(stderr, "\n");                                             \
         }                                                                      \
     } while (0)
+/* C_EXPECT whose message is the condition's own text. */
+#define C_CHECK(cond) C_EXPECT(cond, "%s", #cond)
+/* Compares two strings, counted like C_EXPECT; a failure prints the
+ * context (printf-style), then both strings in full. */
+#define C_EXPECT_STR(got, want, ...)                                           \
+    c_expect_str(__FILE__, __LINE__, (got), (want), __VA_ARGS__)
+void c_expect_str(const char *file, int line, const char *got, const char *want,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int c_report(const char *name);
 
 #endif

@@ -3,6 +3,7 @@
  * failure, parser errors with file:line:column, and the samples sidecar. */
 #define _POSIX_C_SOURCE 200809L
 #include "c_samples.h"
+#include "c_tempdir.h"
 #include "results_csv.h"
 
 #include <dirent.h>
@@ -21,7 +22,7 @@ static const char spec_header[] =
     "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
     "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note";
 
-static char dir[256];
+static const char *dir; /* c_tempdir() */
 
 static void join(char *buf, size_t len, const char *name)
 {
@@ -38,13 +39,6 @@ static char *slurp(const char *path)
     buf[n] = '\0';
     fclose(f);
     return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    fputs(text, f);
-    fclose(f);
 }
 
 /* Files in dir whose name has ".tmp." (left-over temp files). */
@@ -226,7 +220,7 @@ static void test_round_trip(void)
         *o++ = *p;
     }
     *o = '\0';
-    spit(crlf, conv);
+    c_write_file("crlf.csv", conv, crlf, sizeof crlf);
     C_EXPECT(opcost_results_read(crlf, &back, &n, err, sizeof err) == 0 &&
                  n == 1 && same_row(&plain, back),
              "CRLF: %s", err);
@@ -360,8 +354,7 @@ static void expect_parse_error(const char *text, const char *where,
                                const char *msg, const char *what)
 {
     char path[512], err[512], want[1024];
-    join(path, sizeof path, "bad.csv");
-    spit(path, text);
+    c_write_file("bad.csv", text, path, sizeof path);
     opcost_result *rows = NULL;
     size_t n = 99;
     const int rc = opcost_results_read(path, &rows, &n, err, sizeof err);
@@ -606,40 +599,14 @@ static void test_samples(void)
     free(back);
 }
 
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char sub[1024];
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(sub);
-        else
-            unlink(sub);
-    }
-    if (d)
-        closedir(d);
-    rmdir(path);
-}
-
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/opcost_test_csv.XXXXXX",
-             tmp && tmp[0] ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    dir = c_tempdir("opcost_test_csv");
     test_header();
     test_round_trip();
     test_atomic();
     test_writer_checks();
     test_parse_errors();
     test_samples();
-    remove_tree(dir);
     return c_report("test_csv");
 }

@@ -1,52 +1,21 @@
 /* The scheduler simulation, the binning and the trace reader, and the
  * regeneration of the committed model shape files. argv[1] is the source
  * directory. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, opendir */
+#define _POSIX_C_SOURCE 200809L /* opendir */
 
+#include "c_samples.h"
+#include "c_tempdir.h"
 #include "derive.h"
 #include "shape_file.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                    #cond);                                                    \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
-
-#define CHECK_STR(got, want)                                                   \
-    do {                                                                       \
-        if (strcmp((got), (want)) != 0) {                                      \
-            fprintf(stderr, "%s:%d:\n  got  %s\n  want %s\n", __FILE__,        \
-                    __LINE__, (got), (want));                                  \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
-
-static char tmpdir[] = "/tmp/test_derive.XXXXXX";
-
-static void write_file(const char *name, const char *text, char *path,
-                       size_t len)
-{
-    snprintf(path, len, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "cannot write %s\n", path);
-        exit(1);
-    }
-}
 
 /* The whole file, NUL-terminated, or NULL; its size in *len. */
 static char *read_all(const char *path, size_t *len)
@@ -111,35 +80,36 @@ static void test_hand_schedule(void)
 {
     opcost_sim sim;
     char err[256] = "";
-    CHECK(opcost_simulate(hand, 5, &hand_params, &sim, err, sizeof err) == 0);
+    C_CHECK(opcost_simulate(hand, 5, &hand_params, &sim, err, sizeof err) == 0);
     const int64_t want[] = {8, 4, 2, 8, 4, 1, 3};
-    CHECK(sim.steps == 7);
+    C_CHECK(sim.steps == 7);
     for (size_t i = 0; i < 7 && i < sim.steps; ++i)
-        CHECK(sim.step_rows[i] == want[i]);
-    CHECK(sim.tokens == 30);
-    CHECK(sim.duration_ns == 104000000);
+        C_CHECK(sim.step_rows[i] == want[i]);
+    C_CHECK(sim.tokens == 30);
+    C_CHECK(sim.duration_ns == 104000000);
 
     opcost_bin bins[OPCOST_MAX_BINS];
     int n =
         opcost_bin_steps(sim.step_rows, sim.steps, 16, bins, err, sizeof err);
-    CHECK(n == 4);
+    C_CHECK(n == 4);
     const opcost_bin want16[] = {{1, 2, 1, 1, 1.0 / 7},
                                  {2, 4, 2, 3, 2.0 / 7},
                                  {4, 8, 2, 4, 2.0 / 7},
                                  {8, 16, 2, 8, 2.0 / 7}};
     for (int i = 0; i < 4 && i < n; ++i)
-        CHECK(bins[i].lo == want16[i].lo && bins[i].hi == want16[i].hi &&
-              bins[i].steps == want16[i].steps &&
-              bins[i].rows == want16[i].rows && bins[i].freq == want16[i].freq);
+        C_CHECK(bins[i].lo == want16[i].lo && bins[i].hi == want16[i].hi &&
+                bins[i].steps == want16[i].steps &&
+                bins[i].rows == want16[i].rows &&
+                bins[i].freq == want16[i].freq);
     n = opcost_bin_steps(sim.step_rows, sim.steps, 2, bins, err, sizeof err);
-    CHECK(n == 2);
-    CHECK(bins[0].lo == 1 && bins[0].hi == 4 && bins[0].steps == 3 &&
-          bins[0].rows == 2 && bins[0].freq == 3.0 / 7);
-    CHECK(bins[1].lo == 4 && bins[1].hi == 16 && bins[1].steps == 4 &&
-          bins[1].rows == 6 && bins[1].freq == 4.0 / 7);
+    C_CHECK(n == 2);
+    C_CHECK(bins[0].lo == 1 && bins[0].hi == 4 && bins[0].steps == 3 &&
+            bins[0].rows == 2 && bins[0].freq == 3.0 / 7);
+    C_CHECK(bins[1].lo == 4 && bins[1].hi == 16 && bins[1].steps == 4 &&
+            bins[1].rows == 6 && bins[1].freq == 4.0 / 7);
     n = opcost_bin_steps(sim.step_rows, sim.steps, 1, bins, err, sizeof err);
-    CHECK(n == 1 && bins[0].lo == 1 && bins[0].hi == 16 && bins[0].steps == 7 &&
-          bins[0].rows == 4 && bins[0].freq == 1);
+    C_CHECK(n == 1 && bins[0].lo == 1 && bins[0].hi == 16 &&
+            bins[0].steps == 7 && bins[0].rows == 4 && bins[0].freq == 1);
     opcost_sim_free(&sim);
 }
 
@@ -149,31 +119,41 @@ static void test_sim_errors(void)
     char err[256] = "";
     opcost_sched_params p = hand_params;
     p.max_running = 9;
-    CHECK(opcost_simulate(hand, 5, &p, &sim, err, sizeof err) == -1);
-    CHECK_STR(err, "max_running must be in 1..token_budget (8), got 9");
+    C_CHECK(opcost_simulate(hand, 5, &p, &sim, err, sizeof err) == -1);
+    C_EXPECT_STR(err, "max_running must be in 1..token_budget (8), got 9",
+                 "max_running 9 > token_budget 8");
     p = hand_params;
     p.token_budget = 0;
-    CHECK(opcost_simulate(hand, 5, &p, &sim, err, sizeof err) == -1);
-    CHECK_STR(err, "token_budget must be in 1..1048576, got 0");
+    C_CHECK(opcost_simulate(hand, 5, &p, &sim, err, sizeof err) == -1);
+    C_EXPECT_STR(err, "token_budget must be in 1..1048576, got 0",
+                 "token_budget 0");
     const opcost_request late[] = {{2, 1, 1}, {1, 1, 1}};
-    CHECK(opcost_simulate(late, 2, &hand_params, &sim, err, sizeof err) == -1);
-    CHECK_STR(err, "request 1: arrival_s 1 is earlier than request 0's 2; "
-                   "requests must be in arrival order");
+    C_CHECK(opcost_simulate(late, 2, &hand_params, &sim, err, sizeof err) ==
+            -1);
+    C_EXPECT_STR(err,
+                 "request 1: arrival_s 1 is earlier than request 0's 2; "
+                 "requests must be in arrival order",
+                 "requests out of order");
     const opcost_request empty[] = {{0, 0, 1}};
-    CHECK(opcost_simulate(empty, 1, &hand_params, &sim, err, sizeof err) == -1);
-    CHECK_STR(err, "request 0: context_tokens and generated_tokens must be "
-                   "in 1..2147483647, got 0 and 1");
-    CHECK(opcost_simulate(hand, 0, &hand_params, &sim, err, sizeof err) == -1);
-    CHECK_STR(err, "no requests to simulate");
+    C_CHECK(opcost_simulate(empty, 1, &hand_params, &sim, err, sizeof err) ==
+            -1);
+    C_EXPECT_STR(err,
+                 "request 0: context_tokens and generated_tokens must be "
+                 "in 1..2147483647, got 0 and 1",
+                 "a request with no context");
+    C_CHECK(opcost_simulate(hand, 0, &hand_params, &sim, err, sizeof err) ==
+            -1);
+    C_EXPECT_STR(err, "no requests to simulate", "no requests");
 
     opcost_bin bins[OPCOST_MAX_BINS];
     const int64_t rows[] = {3, 0};
-    CHECK(opcost_bin_steps(rows, 2, 16, bins, err, sizeof err) == -1);
-    CHECK_STR(err, "step 1: B must be in 1..2147483647, got 0");
-    CHECK(opcost_bin_steps(rows, 1, 65, bins, err, sizeof err) == -1);
-    CHECK_STR(err, "bins must be in 1..64, got 65");
-    CHECK(opcost_bin_steps(rows, 0, 16, bins, err, sizeof err) == -1);
-    CHECK_STR(err, "no steps to bin");
+    C_CHECK(opcost_bin_steps(rows, 2, 16, bins, err, sizeof err) == -1);
+    C_EXPECT_STR(err, "step 1: B must be in 1..2147483647, got 0",
+                 "a step of B = 0");
+    C_CHECK(opcost_bin_steps(rows, 1, 65, bins, err, sizeof err) == -1);
+    C_EXPECT_STR(err, "bins must be in 1..64, got 65", "65 bins");
+    C_CHECK(opcost_bin_steps(rows, 0, 16, bins, err, sizeof err) == -1);
+    C_EXPECT_STR(err, "no steps to bin", "no steps");
 }
 
 static void test_trace_reader(void)
@@ -181,52 +161,47 @@ static void test_trace_reader(void)
     char path[512], err[512] = "";
     opcost_trace t;
     /* CRLF, no newline at the end, 7, 1 and 0 fractional digits. */
-    write_file("small.csv",
-               "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
-               "2023-11-16 18:15:46.6805900,374,44\r\n"
-               "2023-11-16 18:15:47.1,10,2\r\n"
-               "2023-11-16 18:15:48,5,1",
-               path, sizeof path);
-    CHECK(opcost_trace_load(path, &t, err, sizeof err) == 0);
-    CHECK(t.count == 3);
+    c_write_file("small.csv",
+                 "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
+                 "2023-11-16 18:15:46.6805900,374,44\r\n"
+                 "2023-11-16 18:15:47.1,10,2\r\n"
+                 "2023-11-16 18:15:48,5,1",
+                 path, sizeof path);
+    C_CHECK(opcost_trace_load(path, &t, err, sizeof err) == 0);
+    C_CHECK(t.count == 3);
     if (t.count == 3) {
-        CHECK(t.requests[0].arrival_s == 0);
-        CHECK(t.requests[1].arrival_s == 0.41941);
-        CHECK(t.requests[2].arrival_s == 1.31941);
-        CHECK(t.requests[0].context_tokens == 374 &&
-              t.requests[0].generated_tokens == 44);
-        CHECK(t.requests[2].context_tokens == 5 &&
-              t.requests[2].generated_tokens == 1);
+        C_CHECK(t.requests[0].arrival_s == 0);
+        C_CHECK(t.requests[1].arrival_s == 0.41941);
+        C_CHECK(t.requests[2].arrival_s == 1.31941);
+        C_CHECK(t.requests[0].context_tokens == 374 &&
+                t.requests[0].generated_tokens == 44);
+        C_CHECK(t.requests[2].context_tokens == 5 &&
+                t.requests[2].generated_tokens == 1);
     }
     opcost_trace_free(&t);
     /* Across a year's end and a leap day. */
-    write_file("dates.csv",
-               "TIMESTAMP,ContextTokens,GeneratedTokens\n"
-               "2023-12-31 23:59:59,1,1\n"
-               "2024-01-01 00:00:01,1,1\n"
-               "2024-02-28 00:00:01,1,1\n"
-               "\n"
-               "2024-03-01 00:00:01.0000001,1,1\n",
-               path, sizeof path);
-    CHECK(opcost_trace_load(path, &t, err, sizeof err) == 0);
-    CHECK(t.count == 4);
+    c_write_file("dates.csv",
+                 "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                 "2023-12-31 23:59:59,1,1\n"
+                 "2024-01-01 00:00:01,1,1\n"
+                 "2024-02-28 00:00:01,1,1\n"
+                 "\n"
+                 "2024-03-01 00:00:01.0000001,1,1\n",
+                 path, sizeof path);
+    C_CHECK(opcost_trace_load(path, &t, err, sizeof err) == 0);
+    C_CHECK(t.count == 4);
     if (t.count == 4) {
-        CHECK(t.requests[1].arrival_s == 2);
-        CHECK(t.requests[2].arrival_s == 2 + 58 * 86400);
-        CHECK(t.requests[3].arrival_s == 2 + 60 * 86400 + 1e-7);
+        C_CHECK(t.requests[1].arrival_s == 2);
+        C_CHECK(t.requests[2].arrival_s == 2 + 58 * 86400);
+        C_CHECK(t.requests[3].arrival_s == 2 + 60 * 86400 + 1e-7);
     }
     opcost_trace_free(&t);
 }
 
-typedef struct bad_trace {
-    const char *text;
-    const char *message; /* %s is the file's path */
-} bad_trace;
-
 #define THEAD "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
 #define TROW "2023-11-16 18:15:46.6805900,374,44\r\n"
 
-static const bad_trace bad_traces[] = {
+static const c_bad_input bad_traces[] = {
     {"", "%s:1: end of file before the header "
          "'TIMESTAMP,ContextTokens,GeneratedTokens'"},
     {"time,ctx,gen\n" TROW, "%s:1: header must be exactly "
@@ -275,17 +250,12 @@ static const bad_trace bad_traces[] = {
      "got '2147483648'"},
 };
 
+C_READER(load_trace, opcost_trace, opcost_trace_load, opcost_trace_free)
+
 static void test_bad_traces(void)
 {
-    for (size_t i = 0; i < sizeof bad_traces / sizeof bad_traces[0]; ++i) {
-        char name[32], path[512], want[1024], err[1024] = "";
-        snprintf(name, sizeof name, "bad%zu.csv", i);
-        write_file(name, bad_traces[i].text, path, sizeof path);
-        snprintf(want, sizeof want, bad_traces[i].message, path);
-        opcost_trace t;
-        CHECK(opcost_trace_load(path, &t, err, sizeof err) == -1);
-        CHECK_STR(err, want);
-    }
+    c_expect_bad_inputs("bad trace", load_trace, bad_traces,
+                        sizeof bad_traces / sizeof bad_traces[0]);
 }
 
 /* The committed conversation trace: the model's invariants, binning
@@ -296,12 +266,12 @@ static void test_real_trace(const char *src)
     snprintf(path, sizeof path,
              "%s/shapes/traces/AzureLLMInferenceTrace_conv.csv", src);
     opcost_trace t;
-    CHECK(opcost_trace_load(path, &t, err, sizeof err) == 0);
+    C_CHECK(opcost_trace_load(path, &t, err, sizeof err) == 0);
     if (t.count == 0) {
         fprintf(stderr, "%s\n", err);
         return;
     }
-    CHECK(t.count == 19366);
+    C_CHECK(t.count == 19366);
     int64_t work = 0;
     for (size_t i = 0; i < t.count; ++i)
         work +=
@@ -309,39 +279,40 @@ static void test_real_trace(const char *src)
     const opcost_sched_params p = opcost_sched_defaults();
     opcost_sim a, b;
     const clock_t start = clock();
-    CHECK(opcost_simulate(t.requests, t.count, &p, &a, err, sizeof err) == 0);
+    C_CHECK(opcost_simulate(t.requests, t.count, &p, &a, err, sizeof err) == 0);
     const double cpu_s = (double)(clock() - start) / CLOCKS_PER_SEC;
     printf("simulated %zu requests in %.3f s of CPU: %zu steps\n", t.count,
            cpu_s, a.steps);
-    CHECK(cpu_s < 1.0);
-    CHECK(a.tokens == work); /* every prompt and output token once */
-    CHECK(opcost_simulate(t.requests, t.count, &p, &b, err, sizeof err) == 0);
-    CHECK(a.steps == b.steps && a.duration_ns == b.duration_ns &&
-          memcmp(a.step_rows, b.step_rows, a.steps * sizeof *a.step_rows) == 0);
+    C_CHECK(cpu_s < 1.0);
+    C_CHECK(a.tokens == work); /* every prompt and output token once */
+    C_CHECK(opcost_simulate(t.requests, t.count, &p, &b, err, sizeof err) == 0);
+    C_CHECK(a.steps == b.steps && a.duration_ns == b.duration_ns &&
+            memcmp(a.step_rows, b.step_rows, a.steps * sizeof *a.step_rows) ==
+                0);
     int64_t max_b = 0;
     for (size_t i = 0; i < a.steps; ++i)
         max_b = a.step_rows[i] > max_b ? a.step_rows[i] : max_b;
-    CHECK(max_b == p.token_budget);
+    C_CHECK(max_b == p.token_budget);
     for (int bins = 1; bins <= OPCOST_MAX_BINS; ++bins) {
         opcost_bin x[OPCOST_MAX_BINS], y[OPCOST_MAX_BINS];
         const int n =
             opcost_bin_steps(a.step_rows, a.steps, bins, x, err, sizeof err);
         const int m =
             opcost_bin_steps(a.step_rows, a.steps, bins, y, err, sizeof err);
-        CHECK(n >= 1 && n <= bins && n == m);
+        C_CHECK(n >= 1 && n <= bins && n == m);
         if (n < 1)
             continue;
-        CHECK(memcmp(x, y, (size_t)n * sizeof *x) == 0);
+        C_CHECK(memcmp(x, y, (size_t)n * sizeof *x) == 0);
         double sum = 0;
         int64_t steps = 0;
         for (int i = 0; i < n; ++i) {
             sum += x[i].freq;
             steps += x[i].steps;
-            CHECK(x[i].rows >= x[i].lo && x[i].rows < x[i].hi);
-            CHECK(i == 0 || x[i].lo >= x[i - 1].hi);
+            C_CHECK(x[i].rows >= x[i].lo && x[i].rows < x[i].hi);
+            C_CHECK(i == 0 || x[i].lo >= x[i - 1].hi);
         }
-        CHECK(fabs(sum - 1) < 1e-12);
-        CHECK(steps == (int64_t)a.steps);
+        C_CHECK(fabs(sum - 1) < 1e-12);
+        C_CHECK(steps == (int64_t)a.steps);
     }
     opcost_sim_free(&a);
     opcost_sim_free(&b);
@@ -360,16 +331,15 @@ static int is_model_file(const char *name)
 static void test_regenerate(const char *src)
 {
     char out[512], traces[4096];
-    snprintf(out, sizeof out, "%s/gen", tmpdir);
+    snprintf(out, sizeof out, "%s/gen", c_tempdir("test_derive"));
     snprintf(traces, sizeof traces, "%s/shapes/traces", src);
-    if (mkdir(out, 0700) != 0) {
-        perror(out);
-        failures++;
+    const int made = mkdir(out, 0700);
+    C_EXPECT(made == 0, "mkdir %s: %s", out, strerror(errno));
+    if (made != 0)
         return;
-    }
     char *argv[] = {"shapes", "generate", "--traces-dir", traces, "--out-dir",
                     out,      NULL};
-    CHECK(opcost_shapes_main(6, argv) == 0);
+    C_CHECK(opcost_shapes_main(6, argv) == 0);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/shapes", src);
     int compared = 0, generated = 0;
@@ -383,11 +353,8 @@ static void test_regenerate(const char *src)
         snprintf(fresh, sizeof fresh, "%s/%s", out, e->d_name);
         size_t la = 0, lb = 0;
         char *a = read_all(committed, &la), *b = read_all(fresh, &lb);
-        if (!a || !b || la != lb || memcmp(a, b, la) != 0) {
-            fprintf(stderr, "%s differs from `opcost shapes generate`\n",
-                    committed);
-            failures++;
-        }
+        C_EXPECT(a && b && la == lb && memcmp(a, b, la) == 0,
+                 "%s differs from `opcost shapes generate`", committed);
         free(a);
         free(b);
         compared++;
@@ -395,35 +362,28 @@ static void test_regenerate(const char *src)
     if (d)
         closedir(d);
     d = opendir(out);
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        generated++;
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", out, e->d_name);
-        remove(path);
-    }
+    while (d && (e = readdir(d)))
+        generated += e->d_name[0] != '.';
     if (d)
         closedir(d);
-    rmdir(out);
-    CHECK(compared == 12 && generated == 12);
+    C_CHECK(compared == 12 && generated == 12);
 }
 
 static void test_cli_errors(void)
 {
     char *bad_bins[] = {"shapes", "derive", "t.csv", "--bins", "x", NULL};
-    CHECK(opcost_shapes_main(5, bad_bins) == 2);
+    C_CHECK(opcost_shapes_main(5, bad_bins) == 2);
     char *too_many[] = {"shapes",          "derive",           "t.csv",
                         "--max-running=9", "--token-budget=8", NULL};
-    CHECK(opcost_shapes_main(5, too_many) == 2);
+    C_CHECK(opcost_shapes_main(5, too_many) == 2);
     char *no_value[] = {"shapes", "derive", "t.csv", "--bins", NULL};
-    CHECK(opcost_shapes_main(4, no_value) == 2);
+    C_CHECK(opcost_shapes_main(4, no_value) == 2);
     char *unknown[] = {"shapes", "generate", "--frobnicate", NULL};
-    CHECK(opcost_shapes_main(3, unknown) == 2);
+    C_CHECK(opcost_shapes_main(3, unknown) == 2);
     char *no_cmd[] = {"shapes", "frobnicate", NULL};
-    CHECK(opcost_shapes_main(2, no_cmd) == 2);
+    C_CHECK(opcost_shapes_main(2, no_cmd) == 2);
     char *missing[] = {"shapes", "check", "/nonexistent/x.csv", NULL};
-    CHECK(opcost_shapes_main(3, missing) == 1);
+    C_CHECK(opcost_shapes_main(3, missing) == 1);
 }
 
 int main(int argc, char **argv)
@@ -432,10 +392,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_derive SOURCE_DIR\n");
         return 2;
     }
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    c_tempdir("test_derive");
     test_hand_schedule();
     test_sim_errors();
     test_trace_reader();
@@ -443,20 +400,5 @@ int main(int argc, char **argv)
     test_real_trace(argv[1]);
     test_regenerate(argv[1]);
     test_cli_errors();
-    DIR *d = opendir(tmpdir);
-    const struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
-        if (e->d_name[0] != '.')
-            remove(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(tmpdir);
-    if (failures)
-        fprintf(stderr, "%d failures\n", failures);
-    else
-        printf("test_derive: all passed\n");
-    return failures != 0;
+    return c_report("test_derive");
 }

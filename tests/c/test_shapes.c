@@ -1,8 +1,10 @@
 /* The shape-file parser: a good file, each malformed case with its exact
  * file:line and column message, resolving sets by name and by path, and
  * every committed shape file. argv[1] is the source directory. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, opendir */
+#define _POSIX_C_SOURCE 200809L /* opendir */
 
+#include "c_samples.h"
+#include "c_tempdir.h"
 #include "shape_file.h"
 
 #include <dirent.h>
@@ -11,32 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                    #cond);                                                    \
-            failures++;                                                        \
-        }                                                                      \
-    } while (0)
-
-static char tmpdir[] = "/tmp/test_shapes.XXXXXX";
-
-/* Writes content (len bytes) to <tmpdir>/name; the path goes to path. */
-static void write_file(const char *name, const char *content, size_t len,
-                       char *path, size_t pathlen)
-{
-    snprintf(path, pathlen, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(content, 1, len, f) != len || fclose(f) != 0) {
-        fprintf(stderr, "cannot write %s\n", path);
-        exit(1);
-    }
-}
 
 #define HEADER "op,B,N,dtype,layout,freq\n"
 #define ROW "fused_add_rms_norm,8,4096,bfloat16,contiguous,0.5\n"
@@ -54,39 +30,35 @@ static void test_good_file(void)
         "rms_norm_rows,3,7,float16,row_strided,1e-3\r\n"
         "fused_add_rms_norm,8,4096,float64,misaligned,0.25";
     char path[512], err[512] = "";
-    write_file("good-set.csv", text, sizeof text - 1, path, sizeof path);
+    c_write_bytes("good-set.csv", text, sizeof text - 1, path, sizeof path);
     opcost_shape_set set;
-    CHECK(opcost_shape_set_load(path, &set, err, sizeof err) == 0);
+    C_CHECK(opcost_shape_set_load(path, &set, err, sizeof err) == 0);
     if (err[0])
         fprintf(stderr, "unexpected error: %s\n", err);
-    CHECK(strcmp(set.name, "good-set") == 0);
-    CHECK(strcmp(set.path, path) == 0);
-    CHECK(strcmp(set.comments, "# Set for the tests.\n# Source: made up.\n") ==
-          0);
-    CHECK(set.count == 4);
+    C_EXPECT_STR(set.name, "good-set", "set name");
+    C_EXPECT_STR(set.path, path, "set path");
+    C_EXPECT_STR(set.comments, "# Set for the tests.\n# Source: made up.\n",
+                 "set comments");
+    C_CHECK(set.count == 4);
     if (set.count != 4)
         return;
     const opcost_shape *r = set.rows;
-    CHECK(r[0].op == ROWOPS_OP_FUSED_ADD_RMS_NORM && r[0].B == 8 &&
-          r[0].N == 4096 && r[0].dtype == ROWOPS_BF16 &&
-          r[0].layout == OPCOST_CONTIGUOUS && r[0].freq == 0.5 &&
-          r[0].line == 5);
-    CHECK(r[1].op == ROWOPS_OP_RMS_NORM_ROWS && r[1].B == 1 && r[1].N == 128 &&
-          r[1].dtype == ROWOPS_F32 && r[1].layout == OPCOST_TRANSPOSED &&
-          r[1].freq == 2 && r[1].line == 8);
-    CHECK(r[2].dtype == ROWOPS_F16 && r[2].layout == OPCOST_ROW_STRIDED &&
-          r[2].freq == 1e-3 && r[2].N == 7);
-    CHECK(r[3].dtype == ROWOPS_F64 && r[3].layout == OPCOST_MISALIGNED &&
-          r[3].line == 10);
+    C_CHECK(r[0].op == ROWOPS_OP_FUSED_ADD_RMS_NORM && r[0].B == 8 &&
+            r[0].N == 4096 && r[0].dtype == ROWOPS_BF16 &&
+            r[0].layout == OPCOST_CONTIGUOUS && r[0].freq == 0.5 &&
+            r[0].line == 5);
+    C_CHECK(r[1].op == ROWOPS_OP_RMS_NORM_ROWS && r[1].B == 1 &&
+            r[1].N == 128 && r[1].dtype == ROWOPS_F32 &&
+            r[1].layout == OPCOST_TRANSPOSED && r[1].freq == 2 &&
+            r[1].line == 8);
+    C_CHECK(r[2].dtype == ROWOPS_F16 && r[2].layout == OPCOST_ROW_STRIDED &&
+            r[2].freq == 1e-3 && r[2].N == 7);
+    C_CHECK(r[3].dtype == ROWOPS_F64 && r[3].layout == OPCOST_MISALIGNED &&
+            r[3].line == 10);
     opcost_shape_set_free(&set);
 }
 
-typedef struct bad_case {
-    const char *text;
-    const char *message; /* %s is the file's path */
-} bad_case;
-
-static const bad_case bad_cases[] = {
+static const c_bad_input bad_cases[] = {
     {"", "%s:1: end of file before the header 'op,B,N,dtype,layout,freq'"},
     {"# only\n# comments\n",
      "%s:3: end of file before the header 'op,B,N,dtype,layout,freq'"},
@@ -160,101 +132,85 @@ static const bad_case bad_cases[] = {
      "each (op, B, N, dtype, layout) may appear once"},
 };
 
+C_READER(load_set, opcost_shape_set, opcost_shape_set_load,
+         opcost_shape_set_free)
+
 static void test_bad_files(void)
 {
-    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; ++i) {
-        char name[32], path[512], want[1024], err[1024] = "";
-        snprintf(name, sizeof name, "bad%zu.csv", i);
-        write_file(name, bad_cases[i].text, strlen(bad_cases[i].text), path,
-                   sizeof path);
-        snprintf(want, sizeof want, bad_cases[i].message, path);
-        opcost_shape_set set;
-        const int r = opcost_shape_set_load(path, &set, err, sizeof err);
-        CHECK(r == -1);
-        if (strcmp(err, want) != 0) {
-            fprintf(stderr, "case %zu:\n  got  %s\n  want %s\n", i, err, want);
-            failures++;
-        }
-        if (r == 0)
-            opcost_shape_set_free(&set);
-    }
+    c_expect_bad_inputs("bad shape file", load_set, bad_cases,
+                        sizeof bad_cases / sizeof bad_cases[0]);
     /* A NUL byte, and a file that does not exist. */
     static const char nul[] = HEADER "rms_norm_rows,8,40\0"
                                      "96,float16,x,1\n";
     char path[512], want[1024], err[1024] = "";
-    opcost_shape_set set;
-    write_file("nul.csv", nul, sizeof nul - 1, path, sizeof path);
-    CHECK(opcost_shape_set_load(path, &set, err, sizeof err) == -1);
+    c_write_bytes("nul.csv", nul, sizeof nul - 1, path, sizeof path);
+    C_CHECK(load_set(path, err, sizeof err) == -1);
     snprintf(want, sizeof want,
              "%s:2: contains a NUL byte; expected UTF-8 text", path);
-    CHECK(strcmp(err, want) == 0);
-    snprintf(path, sizeof path, "%s/missing.csv", tmpdir);
-    CHECK(opcost_shape_set_load(path, &set, err, sizeof err) == -1);
+    C_EXPECT_STR(err, want, "NUL byte");
+    snprintf(path, sizeof path, "%s/missing.csv", c_tempdir("test_shapes"));
+    C_CHECK(load_set(path, err, sizeof err) == -1);
     snprintf(want, sizeof want, "%s: cannot open: No such file or directory",
              path);
-    CHECK(strcmp(err, want) == 0);
+    C_EXPECT_STR(err, want, "missing file");
 }
 
 static void test_names(void)
 {
     for (int i = 0; i < ROWOPS_OP_COUNT; ++i) {
         rowops_op op;
-        CHECK(opcost_op_from_name(rowops_op_name((rowops_op)i), &op) == 0 &&
-              op == (rowops_op)i);
+        C_CHECK(opcost_op_from_name(rowops_op_name((rowops_op)i), &op) == 0 &&
+                op == (rowops_op)i);
     }
     for (int i = 0; i < ROWOPS_DTYPE_COUNT; ++i) {
         rowops_dtype dt;
-        CHECK(opcost_dtype_from_name(rowops_dtype_name((rowops_dtype)i), &dt) ==
-                  0 &&
-              dt == (rowops_dtype)i);
+        C_CHECK(opcost_dtype_from_name(rowops_dtype_name((rowops_dtype)i),
+                                       &dt) == 0 &&
+                dt == (rowops_dtype)i);
     }
     for (int i = 0; i < OPCOST_LAYOUT_COUNT; ++i) {
         opcost_layout l;
-        CHECK(opcost_layout_from_name(opcost_layout_name((opcost_layout)i),
-                                      &l) == 0 &&
-              l == (opcost_layout)i);
+        C_CHECK(opcost_layout_from_name(opcost_layout_name((opcost_layout)i),
+                                        &l) == 0 &&
+                l == (opcost_layout)i);
     }
     rowops_op op;
-    CHECK(opcost_op_from_name("unknown", &op) == -1);
-    CHECK(strcmp(opcost_layout_name(OPCOST_LAYOUT_COUNT), "unknown") == 0);
+    C_CHECK(opcost_op_from_name("unknown", &op) == -1);
+    C_EXPECT_STR(opcost_layout_name(OPCOST_LAYOUT_COUNT), "unknown",
+                 "layout name out of range");
 }
 
 static void test_resolve(void)
 {
     char dir[512], good[512], other[512], path[4096], err[1024] = "",
                                                       want[2048];
-    snprintf(dir, sizeof dir, "%s/sets", tmpdir);
-    CHECK(mkdir(dir, 0700) == 0);
-    write_file("sets/beta.csv", HEADER ROW, strlen(HEADER ROW), other,
-               sizeof other);
-    write_file("sets/alpha.csv", HEADER ROW, strlen(HEADER ROW), good,
-               sizeof good);
-    CHECK(opcost_shape_set_resolve("alpha", dir, path, sizeof path, err,
-                                   sizeof err) == 0);
-    CHECK(strcmp(path, good) == 0);
-    CHECK(opcost_shape_set_resolve(good, "/nonexistent", path, sizeof path, err,
-                                   sizeof err) == 0);
-    CHECK(strcmp(path, good) == 0);
+    snprintf(dir, sizeof dir, "%s/sets", c_tempdir("test_shapes"));
+    C_CHECK(mkdir(dir, 0700) == 0);
+    c_write_file("sets/beta.csv", HEADER ROW, other, sizeof other);
+    c_write_file("sets/alpha.csv", HEADER ROW, good, sizeof good);
+    C_CHECK(opcost_shape_set_resolve("alpha", dir, path, sizeof path, err,
+                                     sizeof err) == 0);
+    C_EXPECT_STR(path, good, "resolved by name");
+    C_CHECK(opcost_shape_set_resolve(good, "/nonexistent", path, sizeof path,
+                                     err, sizeof err) == 0);
+    C_EXPECT_STR(path, good, "resolved by path");
     /* Not a file, not a name: the error lists the sets, sorted. */
-    CHECK(opcost_shape_set_resolve("gamma", dir, path, sizeof path, err,
-                                   sizeof err) == -1);
+    C_CHECK(opcost_shape_set_resolve("gamma", dir, path, sizeof path, err,
+                                     sizeof err) == -1);
     snprintf(want, sizeof want,
              "unknown shape set 'gamma': not a file, nor a name in %s/; "
              "available: alpha, beta",
              dir);
-    CHECK(strcmp(err, want) == 0);
+    C_EXPECT_STR(err, want, "unknown name");
     /* Paths that are not regular files. */
-    CHECK(opcost_shape_set_resolve(dir, dir, path, sizeof path, err,
-                                   sizeof err) == -1);
+    C_CHECK(opcost_shape_set_resolve(dir, dir, path, sizeof path, err,
+                                     sizeof err) == -1);
     snprintf(want, sizeof want, "%s: not a regular file", dir);
-    CHECK(strcmp(err, want) == 0);
-    CHECK(opcost_shape_set_resolve("no-such.csv", dir, path, sizeof path, err,
-                                   sizeof err) == -1);
-    CHECK(strcmp(err, "no-such.csv: cannot open: No such file or directory") ==
-          0);
-    remove(good);
-    remove(other);
-    rmdir(dir);
+    C_EXPECT_STR(err, want, "a directory");
+    C_CHECK(opcost_shape_set_resolve("no-such.csv", dir, path, sizeof path, err,
+                                     sizeof err) == -1);
+    C_EXPECT_STR(err, "no-such.csv: cannot open: No such file or directory",
+                 "a missing file");
 }
 
 /* Every committed set parses; the model files and edges.csv are there. */
@@ -263,7 +219,7 @@ static void test_committed(const char *src)
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/shapes", src);
     DIR *d = opendir(dir);
-    CHECK(d != NULL);
+    C_CHECK(d != NULL);
     if (!d)
         return;
     int files = 0;
@@ -275,17 +231,16 @@ static void test_committed(const char *src)
         char path[8192], err[1024] = "";
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         opcost_shape_set set;
-        if (opcost_shape_set_load(path, &set, err, sizeof err) != 0) {
-            fprintf(stderr, "committed set: %s\n", err);
-            failures++;
+        const int rc = opcost_shape_set_load(path, &set, err, sizeof err);
+        C_EXPECT(rc == 0, "committed set: %s", err);
+        if (rc != 0)
             continue;
-        }
-        CHECK(set.count > 0 && set.comments[0] == '#');
+        C_CHECK(set.count > 0 && set.comments[0] == '#');
         opcost_shape_set_free(&set);
         files++;
     }
     closedir(d);
-    CHECK(files == 13); /* 6 models x 2 traces + edges */
+    C_CHECK(files == 13); /* 6 models x 2 traces + edges */
 }
 
 /* edges.csv follows the one-pass limit of kernels/rowops.h: N at the limit
@@ -295,7 +250,7 @@ static void test_edges_track_limits(const char *src)
     char path[4096], err[1024] = "";
     snprintf(path, sizeof path, "%s/shapes/edges.csv", src);
     opcost_shape_set set;
-    CHECK(opcost_shape_set_load(path, &set, err, sizeof err) == 0);
+    C_CHECK(opcost_shape_set_load(path, &set, err, sizeof err) == 0);
     const rowops_dtype dts[] = {ROWOPS_F32, ROWOPS_BF16};
     for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
         for (int i = 0; i < 2; ++i)
@@ -305,30 +260,11 @@ static void test_edges_track_limits(const char *src)
                 for (size_t j = 0; j < set.count; ++j)
                     found |= set.rows[j].op == (rowops_op)op &&
                              set.rows[j].dtype == dts[i] && set.rows[j].N == n;
-                if (!found) {
-                    fprintf(stderr, "edges.csv lacks %s %s N = %lld\n",
-                            rowops_op_name((rowops_op)op),
-                            rowops_dtype_name(dts[i]), (long long)n);
-                    failures++;
-                }
+                C_EXPECT(found, "edges.csv lacks %s %s N = %lld",
+                         rowops_op_name((rowops_op)op),
+                         rowops_dtype_name(dts[i]), (long long)n);
             }
     opcost_shape_set_free(&set);
-}
-
-static void remove_tmpdir(void)
-{
-    DIR *d = opendir(tmpdir);
-    const struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[4096];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
-        remove(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(tmpdir);
 }
 
 int main(int argc, char **argv)
@@ -337,20 +273,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_shapes SOURCE_DIR\n");
         return 2;
     }
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    c_tempdir("test_shapes");
     test_good_file();
     test_bad_files();
     test_names();
     test_resolve();
     test_committed(argv[1]);
     test_edges_track_limits(argv[1]);
-    remove_tmpdir();
-    if (failures)
-        fprintf(stderr, "%d failures\n", failures);
-    else
-        printf("test_shapes: all passed\n");
-    return failures != 0;
+    return c_report("test_shapes");
 }
