@@ -4,6 +4,7 @@
 #   make bench   build, then `build/opcost run`: the default suite on the
 #                best device present (the CPU without a GPU); BENCH_ARGS
 #                adds options, e.g. make bench BENCH_ARGS=--quick
+#   make evidence    compiler evidence into results/evidence/
 #   make -s python   print the environment's interpreter (import rowops works)
 SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
@@ -12,7 +13,7 @@ JOBS ?= $(shell nproc)
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: all setup configure build test test-c test-python bench python format clean
+.PHONY: all setup configure build test test-c test-python bench evidence python format clean
 
 all: build
 
@@ -38,6 +39,12 @@ test: build
 
 bench: build
 	@$(BUILD)/opcost run $(BENCH_ARGS)
+
+# What the compiler does with the op (graphs, output code, export, the
+# opaque/decomposed boundary) into results/evidence/.
+evidence: build
+	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
+	  $(PY) scripts/evidence.py
 
 python:
 	@scripts/setup-env.sh

@@ -29,12 +29,14 @@ def _library_path() -> Path:
 LIBRARY_PATH = _library_path()
 torch.ops.load_library(str(LIBRARY_PATH))
 
-from . import reference  # noqa: E402
+from . import boundary, nn, reference  # noqa: E402
 from ._dispatch import Dispatch, explain_dispatch  # noqa: E402
 from ._ops import fused_add_rms_norm, fused_add_rms_norm_, rms_norm_rows  # noqa: E402
 
 __all__ = [
     "Dispatch",
+    "boundary",
+    "nn",
     "LIBRARY_PATH",
     "explain_dispatch",
     "fused_add_rms_norm",

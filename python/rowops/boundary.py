@@ -1,0 +1,53 @@
+"""The compiler boundary of the rowops ops, selectable by the user.
+
+By default ``torch.compile`` keeps ``rowops::fused_add_rms_norm`` (and
+``rms_norm_rows`` and their backward ops) opaque: one call of the fused
+kernel in the generated code. ``decompose_under_compile()`` registers, for
+as long as it is active, decompositions of those ops into their aten
+references in Inductor's decomposition table, so graphs compiled inside it
+trace through them and Inductor may fuse them with their neighbours.
+Compile inside the context (a graph compiled outside keeps its boundary)."""
+
+import contextlib
+
+import torch
+
+_ops = torch.ops.rowops
+
+
+def _decompositions():
+    return {
+        _ops.fused_add_rms_norm.default:
+            _ops.fused_add_rms_norm_reference.default,
+        _ops.rms_norm_rows.default: _ops.rms_norm_rows_reference.default,
+        _ops.fused_add_rms_norm_backward.default:
+            _ops.fused_add_rms_norm_backward_reference.default,
+        _ops.rms_norm_rows_backward.default:
+            _ops.rms_norm_rows_backward_reference.default,
+    }
+
+
+def decompositions():
+    """{rowops op: its aten decomposition}, e.g. for aot_autograd."""
+    return {op: ref for op, ref in _decompositions().items()}
+
+
+@contextlib.contextmanager
+def decompose_under_compile():
+    """Inside: torch.compile (Inductor) decomposes the rowops ops."""
+    from torch._inductor import decomposition as inductor_decomp
+    # Inductor reads select_decomp_table(): the base table, or a cached
+    # copy of it (fast_random_decomps); both get the entries.
+    tables = [inductor_decomp.decompositions,
+              inductor_decomp.fast_random_decomps()]
+    added = []
+    for table in tables:
+        for op, ref in _decompositions().items():
+            if op not in table:
+                table[op] = ref
+                added.append((table, op))
+    try:
+        yield
+    finally:
+        for table, op in added:
+            table.pop(op, None)
