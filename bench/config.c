@@ -75,7 +75,7 @@ void opcost_config_usage(FILE *out)
         "paths\n"
         "                       in a shuffled order, 5..1000 (default: 5)\n"
         "  --rep-budget-ms X    time budget of one repetition of one path\n"
-        "                       (default: 20; --quick: 2)\n"
+        "                       (default: 10; --quick: 2)\n"
         "  --noise X            a repetition stops early once the 95%% CI of\n"
         "                       its median is within X of it (default: 0.01)\n"
         "  --sample-us X        calls are batched so one sample lasts at "
@@ -324,6 +324,6 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
     if (cfg->nvariants == 0)
         cfg->variants[cfg->nvariants++] = &opcost_variant_auto;
     if (cfg->rep_budget_s < 0)
-        cfg->rep_budget_s = cfg->quick ? 0.002 : 0.020;
+        cfg->rep_budget_s = cfg->quick ? 0.002 : 0.010;
     return 0;
 }

@@ -2,18 +2,23 @@
 # and shape libraries, and the libtorch bridge in librowops_torch.so. The
 # driver's pieces are a library so the tests can reach each of them.
 if(ROWOPS_WITH_TORCH)
+  # The embedded interpreter: the environment's Python (the one torch is
+  # installed in), so the Python paths import the same torch.
+  find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Embed)
   file(GLOB OPCOST_PATH_SOURCES CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/bench/paths/*.c)
   add_library(opcost_bench STATIC
     bench/config.c bench/run.c bench/report.c bench/timing.c
     bench/attribution.c bench/hostinfo.c bench/workload.c bench/verify.c
-    bench/variants.c ${OPCOST_PATH_SOURCES})
+    bench/variants.c bench/python_embed.c ${OPCOST_PATH_SOURCES})
   target_include_directories(opcost_bench PUBLIC bench bench/paths ops)
   target_compile_definitions(opcost_bench PUBLIC
-    OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}" _POSIX_C_SOURCE=200809L)
+    OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}" _POSIX_C_SOURCE=200809L
+    OPCOST_PYTHON_EXECUTABLE="${Python3_EXECUTABLE}"
+    OPCOST_ROWOPS_LIBRARY="$<TARGET_FILE:rowops_torch>")
   target_compile_options(opcost_bench PRIVATE ${OPCOST_WARNINGS})
   target_link_libraries(opcost_bench PUBLIC opcost_measure opcost_shapes
-    rowops_testref rowops_kernels rowops_torch)
+    rowops_testref rowops_kernels rowops_torch Python3::Python)
 
   add_executable(opcost bench/main.c)
   target_compile_options(opcost PRIVATE ${OPCOST_WARNINGS})
@@ -21,8 +26,9 @@ if(ROWOPS_WITH_TORCH)
 
   # Each path's verification (and that a wrong output is caught), the
   # attribution, and a --quick run whose CSV passes the schema check.
-  foreach(t test_paths test_attribution)
-    add_executable(${t} tests/c/${t}.c tests/c/c_samples.c)
+  foreach(t test_paths test_attribution test_framework_paths)
+    add_executable(${t} tests/c/${t}.c tests/c/c_samples.c
+      tests/c/c_tempdir.c)
     target_link_libraries(${t} PRIVATE opcost_bench)
     target_compile_options(${t} PRIVATE ${OPCOST_WARNINGS})
     add_test(NAME ${t} COMMAND ${t})
@@ -31,7 +37,8 @@ if(ROWOPS_WITH_TORCH)
     COMMAND opcost run --quick --out ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_quick_run PROPERTIES FIXTURES_SETUP quick_csv)
   add_test(NAME opcost_quick_csv_schema
-    COMMAND opcost check ${CMAKE_BINARY_DIR}/quick/quick.csv)
+    COMMAND opcost check --require-ok --allow-wrong compiled-python-decomposed
+      ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_quick_csv_schema PROPERTIES
     FIXTURES_REQUIRED quick_csv)
   add_test(NAME opcost_bad_option COMMAND opcost run --threads 0)

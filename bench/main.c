@@ -34,7 +34,7 @@ static int list_main(void)
 {
     printf("paths:\n");
     for (size_t i = 0; i < opcost_path_count(); ++i)
-        printf("  %-12s %s\n", opcost_path_at(i)->name,
+        printf("  %-28s %s\n", opcost_path_at(i)->name,
                opcost_path_at(i)->description);
     printf("kernel variants (--variants, for the kernel path):\n");
     printf("  %-18s %s\n", "auto", "what the eligibility function picks");
@@ -61,12 +61,28 @@ static int list_main(void)
 
 static int check_main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: opcost check FILE.csv...\n");
+    /* --require-ok: every row must also have status ok (a test's run);
+     * --allow-wrong PATH: except `wrong` rows of that path (a known
+     * deviation the row's note explains). */
+    int require_ok = 0, first = 1;
+    const char *allow_wrong = NULL;
+    for (; first < argc && argv[first][0] == '-'; ++first) {
+        if (!strcmp(argv[first], "--require-ok"))
+            require_ok = 1;
+        else if (!strcmp(argv[first], "--allow-wrong") && first + 1 < argc)
+            allow_wrong = argv[++first];
+        else {
+            fprintf(stderr, "opcost check: unknown option '%s'\n", argv[first]);
+            return 2;
+        }
+    }
+    if (first >= argc) {
+        fprintf(stderr, "usage: opcost check [--require-ok] [--allow-wrong "
+                        "PATH] FILE.csv...\n");
         return 2;
     }
     int bad = 0;
-    for (int i = 1; i < argc; ++i) {
+    for (int i = first; i < argc; ++i) {
         char err[1024];
         opcost_result *rows = NULL;
         size_t n = 0;
@@ -87,6 +103,19 @@ static int check_main(int argc, char **argv)
             fprintf(stderr, "%s\n", err);
             bad = 1;
         }
+        for (size_t r = 0; require_ok && r < n; ++r)
+            if (rows[r].status != OPCOST_STATUS_OK &&
+                !(rows[r].status == OPCOST_STATUS_WRONG && allow_wrong &&
+                  !strcmp(rows[r].path, allow_wrong))) {
+                fprintf(stderr,
+                        "%s: row %zu (%s %s B=%lld N=%lld %s %s): "
+                        "status %s: %s\n",
+                        argv[i], r + 1, rows[r].path, rows[r].op,
+                        (long long)rows[r].B, (long long)rows[r].N,
+                        rows[r].dtype, rows[r].layout,
+                        opcost_status_name(rows[r].status), rows[r].note);
+                bad = 1;
+            }
         if (!bad)
             printf("%s: %zu rows, %zu samples: ok\n", argv[i], n, ns);
         free(samples);

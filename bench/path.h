@@ -39,6 +39,11 @@ typedef struct opcost_path {
      * NULL when the path converts nothing. */
     int (*convert)(opcost_path_run *r, int set, char *err, size_t len);
     void (*release)(opcost_path_run *r);
+    /* Optional (NULL): compile or build time in ms for compiled paths
+     * (NAN: none); a note on the run (recompilations, caching), appended
+     * to the row's note after timing. */
+    double (*compile_ms)(opcost_path_run *r);
+    void (*annotate)(opcost_path_run *r, char *note, size_t len);
 } opcost_path;
 
 size_t opcost_path_count(void);

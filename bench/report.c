@@ -123,7 +123,7 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
         expected(rows, n, g, "native", "auto", &nat, &tok, &shapes);
         fprintf(f, "\n%s  %s %s %s\n", rows[g].distribution, rows[g].op,
                 rows[g].dtype, rows[g].layout);
-        fprintf(f, "  %-24s %14s %12s %12s %10s\n", "path [variant]", "us/call",
+        fprintf(f, "  %-28s %12s %12s %12s %10s\n", "path [variant]", "us/call",
                 "ns/token", "vs reference", "vs native");
         for (size_t i = g; i < n; ++i) {
             if (!same_group(&rows[g], &rows[i]))
@@ -149,13 +149,18 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
                 snprintf(name, sizeof name, "%s", rows[i].path);
             if (isnan(call)) {
                 fprintf(f,
-                        "  %-24s %14s   (not every shape was timed: see "
+                        "  %-28s %12s   (not every shape was timed: see "
                         "the CSV's status and note)\n",
                         name, "-");
                 continue;
             }
-            fprintf(f, "  %-24s %14.2f %12.2f %11.2fx %9.2fx  (%d shape%s)\n",
-                    name, call, per_token * 1e3, ref / call, nat / call, shapes,
+            char vs_ref[32] = "-", vs_nat[32] = "-";
+            if (!isnan(ref))
+                snprintf(vs_ref, sizeof vs_ref, "%.2fx", ref / call);
+            if (!isnan(nat))
+                snprintf(vs_nat, sizeof vs_nat, "%.2fx", nat / call);
+            fprintf(f, "  %-28s %12.2f %12.2f %12s %10s  (%d shape%s)\n", name,
+                    call, per_token * 1e3, vs_ref, vs_nat, shapes,
                     shapes == 1 ? "" : "s");
         }
     }

@@ -108,7 +108,7 @@ typedef struct case_list {
     int nsets;
 } case_list;
 
-/* --quick keeps, per set, up to 8 evenly spaced rows of at most 2^22
+/* --quick keeps, per set, up to 4 evenly spaced rows of at most 2^22
  * elements: the smallest calls, where overheads show, at CI cost. */
 static int quick_keeps(const opcost_shape_set *set, size_t i)
 {
@@ -121,9 +121,9 @@ static int quick_keeps(const opcost_shape_set *set, size_t i)
             ++rank;
         small += fits;
     }
-    if (small <= 8)
+    if (small <= 4)
         return 1;
-    const size_t step = (small + 7) / 8;
+    const size_t step = (small + 3) / 4;
     return rank % step == 0;
 }
 
@@ -194,6 +194,9 @@ typedef struct path_slot {
     opcost_timer_state timer;
     int timing; /* verified and warmed up */
     double conversion_us;
+    /* time the rowops op itself spent in its CPU kernels during the timed
+     * calls (rowops_bridge_kernel_time), and the calls it counted */
+    int64_t kernel_ns, kernel_calls, calls_made;
 } path_slot;
 
 static uint64_t rng_next(uint64_t *s)
@@ -244,12 +247,16 @@ static void set_status(opcost_result *row, opcost_status s, const char *note)
     snprintf(row->note, sizeof row->note, "%s", note);
 }
 
-/* Verifies a prepared path on set 0 with poisoned outputs. */
-static int verify_path(opcost_path_run *r, char *why, size_t len)
+/* Verifies a prepared path on set 0 with poisoned outputs; *call_us: how
+ * long that call took. */
+static int verify_path(opcost_path_run *r, char *why, size_t len,
+                       double *call_us)
 {
     opcost_workload_poison_outputs(r->w);
     rowops_bridge_poison_outputs(1);
+    const int64_t t0 = opcost_now_ns();
     int rc = r->path->run(r, 0, why, len);
+    *call_us = (double)(opcost_now_ns() - t0) / 1e3;
     if (rc == 0)
         rc = r->path->verify(r, 0, why, len);
     rowops_bridge_poison_outputs(0);
@@ -261,10 +268,10 @@ static int stop_rule_for(opcost_stop_rule *rule, const opcost_config *cfg,
 {
     char e[128];
     const double sample_us = call_us * batch;
-    /* slow calls: a time budget with few samples; fast ones: the noise
-     * target within the budget */
+    /* slow calls: a time budget, at least one sample per repetition;
+     * fast ones: the noise target within the budget */
     if (sample_us * 6 > cfg->rep_budget_s * 1e6)
-        return opcost_stop_budget(rule, cfg->rep_budget_s, 2, e, sizeof e);
+        return opcost_stop_budget(rule, cfg->rep_budget_s, 1, e, sizeof e);
     return opcost_stop_noise(rule, cfg->noise_target, cfg->rep_budget_s, 6,
                              OPCOST_NOISE_CHECK_EVERY_DEFAULT, e, sizeof e);
 }
@@ -344,7 +351,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                     why);
                 continue;
             }
-            const int ver = verify_path(&s->run, why, sizeof why);
+            double first_us;
+            const int ver = verify_path(&s->run, why, sizeof why, &first_us);
             snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
                      s->run.dispatch_path);
             if (ver) {
@@ -355,7 +363,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
             }
             const double warmup = cfg->quick ? 0.001 : 0.005;
             if (opcost_timing_begin(&s->timer, &s->run, OPCOST_TIME_RUN,
-                                    cfg->target_sample_us, warmup)) {
+                                    cfg->target_sample_us, warmup, first_us)) {
                 set_status(row, OPCOST_STATUS_ERROR, s->timer.error);
                 continue;
             }
@@ -383,7 +391,14 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 continue;
             stop_rule_for(&rule, cfg, s->timer.call_us, s->timer.batch);
             const size_t before = s->timer.n;
-            if (opcost_timing_repetition(&s->timer, &rule) < 0) {
+            int64_t ns0, calls0, ns1, calls1;
+            rowops_bridge_kernel_time(&ns0, &calls0);
+            const long got = opcost_timing_repetition(&s->timer, &rule);
+            rowops_bridge_kernel_time(&ns1, &calls1);
+            s->kernel_ns += ns1 - ns0;
+            s->kernel_calls += calls1 - calls0;
+            s->calls_made += (int64_t)got * s->timer.batch;
+            if (got < 0) {
                 set_status(&out->rows[s->row_index], OPCOST_STATUS_ERROR,
                            s->timer.error);
                 s->timing = 0;
@@ -411,7 +426,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         opcost_stop_rule r2;
         memset(&r2, 0, sizeof r2);
         if (rc == 0 && opcost_timing_begin(&t, &s->run, OPCOST_TIME_CONVERT,
-                                           cfg->target_sample_us, 0) == 0) {
+                                           cfg->target_sample_us, 0, 0) == 0) {
             stop_rule_for(&r2, cfg, t.call_us, t.batch);
             for (int rep = 0; rep < 3; ++rep)
                 if (opcost_timing_repetition(&t, &r2) < 0)
@@ -438,15 +453,35 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         opcost_result *row = &out->rows[s->row_index];
         if (s->timing && row->status == OPCOST_STATUS_OK) {
             const int is_kernel = s->run.path->takes_variants;
-            const opcost_attribution a = opcost_attribute_cpu(
-                row->median_us, is_kernel ? row->median_us : kernel_median,
-                s->conversion_us);
+            /* the op's own kernel time where every timed call ran a rowops
+             * CPU kernel; otherwise the kernel path's median */
+            const int measured = !is_kernel && s->calls_made > 0 &&
+                                 s->kernel_calls == s->calls_made;
+            /* measured: the kernel's share of the same timed calls (its
+             * mean over the path's mean), applied to the median */
+            const double kernel =
+                is_kernel  ? row->median_us
+                : measured ? (double)s->kernel_ns / (double)s->kernel_calls /
+                                 1e3 / row->mean_us * row->median_us
+                           : kernel_median;
+            const opcost_attribution a =
+                opcost_attribute_cpu(row->median_us, kernel, s->conversion_us);
             row->kernel_us = a.kernel_us;
             row->conversion_us = a.conversion_us;
             row->launch_us = a.launch_us;
             row->dispatch_us = a.dispatch_us;
             row->idle_us = a.idle_us;
+            if (measured) {
+                const size_t u = strlen(row->note);
+                snprintf(row->note + u, sizeof row->note - u,
+                         "%skernel_us measured inside the op", u ? "; " : "");
+            }
         }
+        if (s->run.priv && s->run.path->compile_ms)
+            row->compile_ms = s->run.path->compile_ms(&s->run);
+        if (s->run.priv && s->run.path->annotate &&
+            row->status == OPCOST_STATUS_OK)
+            s->run.path->annotate(&s->run, row->note, sizeof row->note);
         if (s->run.priv)
             s->run.path->release(&s->run);
         opcost_timing_end(&s->timer);

@@ -19,15 +19,18 @@ static int call_once(opcost_timer_state *t)
 
 int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
                         opcost_timed what, double target_sample_us,
-                        double warmup_s)
+                        double warmup_s, double first_call_us)
 {
     memset(t, 0, sizeof *t);
     t->run = run;
     t->what = what;
-    /* calibrate on a few calls (the first is often slower) */
-    int64_t start = opcost_now_ns();
-    double best = INFINITY;
-    for (int i = 0; i < 3; ++i) {
+    /* calibrate on up to three calls (the first is often slower), fewer
+     * when one call already lasts a millisecond: the path ran once before
+     * (verification), and slow calls need no batching */
+    double best = first_call_us > 0 ? first_call_us : INFINITY;
+    if (best >= 1000.0)
+        warmup_s = 0; /* the verification call warmed it up */
+    for (int i = 0; i < 3 && !(best >= 1000.0); ++i) {
         const int64_t t0 = opcost_now_ns();
         if (call_once(t))
             return -1;
@@ -37,7 +40,7 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
     t->call_us = best;
     const double b = best > 0 ? ceil(target_sample_us / best) : 1000;
     t->batch = b < 1 ? 1 : b > 1000 ? 1000 : (int)b;
-    start = opcost_now_ns();
+    const int64_t start = opcost_now_ns();
     while (opcost_seconds_since(start) < warmup_s)
         if (call_once(t))
             return -1;

@@ -30,11 +30,13 @@ typedef struct opcost_timer_state {
 } opcost_timer_state;
 
 /* Calibrate and warm up: batch = ceil(target_sample_us / one call), at
- * most 1000; warm-up runs for max(3 calls, warmup_s). 0, or -1 (error
+ * most 1000; warm-up runs for max(3 calls, warmup_s). first_call_us, the
+ * duration of a call just made (verification; 0 if none), counts as a
+ * calibration call: from 1 ms on, nothing more is needed. 0, or -1 (error
  * set). */
 int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
                         opcost_timed what, double target_sample_us,
-                        double warmup_s);
+                        double warmup_s, double first_call_us);
 
 /* One repetition: appends its samples (microseconds per call) to
  * t->samples until rule stops it. Returns the number taken, or -1. */

@@ -1,7 +1,8 @@
 /* Verification of a path's outputs against the C double reference
  * (kernels/reference_f64.c) before it is timed: every element of every
- * output the path produces, within the tolerance of one rounding to the
- * output dtype. A path that fails is reported `wrong` and never timed. */
+ * output the path produces (on up to 1024 rows of the largest points),
+ * within the tolerance of one rounding to the output dtype. A path that fails
+ * is reported `wrong` and never timed. */
 #ifndef OPCOST_VERIFY_H
 #define OPCOST_VERIFY_H
 
@@ -12,6 +13,11 @@
 typedef struct opcost_outputs {
     rowops_tensor out, residual_out, rstd;
 } opcost_outputs;
+
+/* Points of more elements are verified on OPCOST_VERIFY_ROWS rows spread
+ * evenly, the first and the last included; smaller ones on every row. */
+#define OPCOST_VERIFY_ALL_ELEMS ((int64_t)1 << 22)
+#define OPCOST_VERIFY_ROWS 1024
 
 /* Relative and absolute tolerance of an output of dtype dt. */
 void opcost_tolerance(rowops_dtype dt, double *rtol, double *atol);

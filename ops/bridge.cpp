@@ -1,6 +1,7 @@
 // The C bridge (rowops_bridge.h): thin, no policy. Exceptions become
 // return codes with the message; op handles are looked up once.
-#include "descriptor.h"
+#include "bridge_tensor.h"
+#include "forward.h"
 #include "rowops_bridge.h"
 
 #include <ATen/ATen.h>
@@ -12,10 +13,6 @@
 #include <cstring>
 #include <string>
 
-struct rowops_bridge_tensor {
-    at::Tensor t;
-};
-
 namespace
 {
 
@@ -25,13 +22,7 @@ thread_local std::string last_dispatch_text;
 
 int fail(char *err, size_t len, const char *what)
 {
-    if (err && len) {
-        // The first line: c10::Error appends a C++ backtrace after it.
-        const char *nl = std::strchr(what, '\n');
-        const size_t n = nl ? static_cast<size_t>(nl - what) : strlen(what);
-        std::snprintf(err, len, "%.*s", static_cast<int>(n), what);
-    }
-    return -1;
+    return rowops::bridge_fail(err, len, what);
 }
 
 at::ScalarType scalar_type(rowops_dtype d)
@@ -51,9 +42,7 @@ rowops_bridge_tensor *own(Tensor t)
 
 void set_output(rowops_bridge_result *res, int i, Tensor t)
 {
-    delete res->handle[i];
-    res->desc[i] = rowops::describe(t);
-    res->handle[i] = own(std::move(t));
+    rowops::bridge_set_output(res, i, std::move(t));
 }
 
 using Rows = std::tuple<Tensor, Tensor>(const Tensor &, double);
@@ -235,6 +224,11 @@ const char *rowops_bridge_last_dispatch(void)
         last_dispatch_text.clear();
     }
     return last_dispatch_text.c_str();
+}
+
+void rowops_bridge_kernel_time(int64_t *ns, int64_t *calls)
+{
+    rowops::cpu_kernel_time(ns, calls);
 }
 
 void rowops_bridge_poison_outputs(int on)

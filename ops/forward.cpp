@@ -13,6 +13,8 @@ extern "C" {
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
+#include <chrono>
+
 namespace rowops
 {
 namespace
@@ -20,12 +22,28 @@ namespace
 
 using cpu_kernel = void (*)(const rowops_call *, int64_t, int64_t);
 
+// Time spent in the CPU kernels by calls made on this thread (the
+// parallel_for included), for the benchmark's attribution; two clock reads
+// per call (~40 ns).
+thread_local int64_t kernel_ns_total = 0;
+thread_local int64_t kernel_calls_total = 0;
+
+int64_t now_ns()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
 void run_cpu(const rowops_call &call, cpu_kernel kernel)
 {
+    const int64_t start = now_ns();
     const int64_t rows = rowops_tensor_rows(&call.x);
     const int64_t n = call.x.sizes[call.x.rank - 1];
     at::parallel_for(0, rows, rowops_cpu_grain_rows(n),
                      [&](int64_t b, int64_t e) { kernel(&call, b, e); });
+    kernel_ns_total += now_ns() - start;
+    ++kernel_calls_total;
 }
 
 // The implementation the last call on this thread ran (for tests that
@@ -158,6 +176,12 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
     call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;
     const rowops_choice choice = rowops_choose(&call);
     return std::string(rowops_impl_name(choice.impl)) + ": " + choice.reason;
+}
+
+void cpu_kernel_time(int64_t *ns, int64_t *calls)
+{
+    *ns = kernel_ns_total;
+    *calls = kernel_calls_total;
 }
 
 // Test hooks: which implementation the last call on this thread ran, and

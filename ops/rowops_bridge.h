@@ -65,9 +65,28 @@ void rowops_bridge_result_clear(rowops_bridge_result *res);
 /* Which implementation the last rowops call on this thread ran. */
 const char *rowops_bridge_last_dispatch(void);
 
+/* Monotonic counters of the rowops ops called on this thread: nanoseconds
+ * spent in their CPU kernels (timed inside the op around the kernel and its
+ * parallel_for) and the number of such calls. The bench reads them around
+ * a repetition to measure a path's kernel time. */
+void rowops_bridge_kernel_time(int64_t *ns, int64_t *calls);
+
 /* While on, fresh PyTorch tensors are filled with NaN (deterministic fill
  * of uninitialized memory), so an output a path forgets to write shows. */
 void rowops_bridge_poison_outputs(int on);
+
+/* An AOTInductor package (.pt2) loaded for running from C
+ * (torch::inductor::AOTIModelPackageLoader; ops/bridge_aoti.cpp). */
+typedef struct rowops_bridge_aoti rowops_bridge_aoti;
+
+rowops_bridge_aoti *rowops_bridge_aoti_load(const char *package, char *err,
+                                            size_t err_len);
+/* Runs the package on n wrapped inputs; outputs replace those in res. */
+int rowops_bridge_aoti_run(rowops_bridge_aoti *m,
+                           rowops_bridge_tensor *const *inputs, int n,
+                           rowops_bridge_result *res, char *err,
+                           size_t err_len);
+void rowops_bridge_aoti_release(rowops_bridge_aoti *m);
 
 /* at::parallel_for over [0, n) with grain: the C kernels run on PyTorch's
  * own thread pool, exactly as the registered op runs them. */

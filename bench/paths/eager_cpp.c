@@ -8,14 +8,15 @@ static int prepare(opcost_path_run *r, char *why, size_t len)
 }
 
 const opcost_path opcost_path_eager_cpp = {
-    "eager-cpp",
-    "the rowops op through the PyTorch dispatcher from C, as a C++ caller "
-    "reaches it",
-    0,
-    1,
-    prepare,
-    opcost_torch_run,
-    opcost_torch_verify,
-    NULL,
-    opcost_torch_release,
+    .name = "eager-cpp",
+    .description =
+        "the rowops op through the PyTorch dispatcher from C, as a C++ caller "
+        "reaches it",
+    .takes_variants = 0,
+    .needs_torch = 1,
+    .prepare = prepare,
+    .run = opcost_torch_run,
+    .verify = opcost_torch_verify,
+    .convert = NULL,
+    .release = opcost_torch_release,
 };

@@ -102,13 +102,14 @@ static void kernel_release(opcost_path_run *r)
 }
 
 const opcost_path opcost_path_kernel = {
-    "kernel",
-    "the rowops C kernel alone, on contiguous inputs (the layout it wants)",
-    1,
-    1,
-    kernel_prepare,
-    kernel_run,
-    kernel_verify,
-    NULL,
-    kernel_release,
+    .name = "kernel",
+    .description =
+        "the rowops C kernel alone, on contiguous inputs (the layout it wants)",
+    .takes_variants = 1,
+    .needs_torch = 1,
+    .prepare = kernel_prepare,
+    .run = kernel_run,
+    .verify = kernel_verify,
+    .convert = NULL,
+    .release = kernel_release,
 };

@@ -44,14 +44,15 @@ static void e2e_release(opcost_path_run *r)
 }
 
 const opcost_path opcost_path_kernel_e2e = {
-    "kernel-e2e",
-    "the C kernel from the original layout to the final output, through the "
-    "eligibility function",
-    0,
-    1,
-    e2e_prepare,
-    e2e_run,
-    e2e_verify,
-    NULL,
-    e2e_release,
+    .name = "kernel-e2e",
+    .description = "the C kernel from the original layout to the final output, "
+                   "through the "
+                   "eligibility function",
+    .takes_variants = 0,
+    .needs_torch = 1,
+    .prepare = e2e_prepare,
+    .run = e2e_run,
+    .verify = e2e_verify,
+    .convert = NULL,
+    .release = e2e_release,
 };

@@ -9,14 +9,14 @@ static int prepare(opcost_path_run *r, char *why, size_t len)
 }
 
 const opcost_path opcost_path_native = {
-    "native",
-    "PyTorch's own at::add + at::rms_norm through the dispatcher, output made "
-    "contiguous",
-    0,
-    1,
-    prepare,
-    opcost_torch_run,
-    opcost_torch_verify,
-    opcost_torch_convert_x,
-    opcost_torch_release,
+    .name = "native",
+    .description = "PyTorch's own at::add + at::rms_norm through the "
+                   "dispatcher, output made contiguous",
+    .takes_variants = 0,
+    .needs_torch = 1,
+    .prepare = prepare,
+    .run = opcost_torch_run,
+    .verify = opcost_torch_verify,
+    .convert = opcost_torch_convert_x,
+    .release = opcost_torch_release,
 };

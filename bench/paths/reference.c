@@ -8,14 +8,15 @@ static int prepare(opcost_path_run *r, char *why, size_t len)
 }
 
 const opcost_path opcost_path_reference = {
-    "reference",
-    "the rowops::*_reference aten composite through the dispatcher (the "
-    "contract)",
-    0,
-    1,
-    prepare,
-    opcost_torch_run,
-    opcost_torch_verify,
-    NULL,
-    opcost_torch_release,
+    .name = "reference",
+    .description =
+        "the rowops::*_reference aten composite through the dispatcher (the "
+        "contract)",
+    .takes_variants = 0,
+    .needs_torch = 1,
+    .prepare = prepare,
+    .run = opcost_torch_run,
+    .verify = opcost_torch_verify,
+    .convert = NULL,
+    .release = opcost_torch_release,
 };

@@ -8,10 +8,25 @@ extern const opcost_path opcost_path_kernel_e2e;
 extern const opcost_path opcost_path_eager_cpp;
 extern const opcost_path opcost_path_reference;
 extern const opcost_path opcost_path_native;
+extern const opcost_path opcost_path_eager_python;
+extern const opcost_path opcost_path_reference_python;
+extern const opcost_path opcost_path_compiled_python;
+extern const opcost_path opcost_path_compiled_python_reference;
+extern const opcost_path opcost_path_compiled_python_decomposed;
+extern const opcost_path opcost_path_compiled_aoti;
 
 static const opcost_path *const paths[] = {
-    &opcost_path_kernel,    &opcost_path_kernel_e2e, &opcost_path_eager_cpp,
-    &opcost_path_reference, &opcost_path_native,
+    &opcost_path_kernel,
+    &opcost_path_kernel_e2e,
+    &opcost_path_eager_cpp,
+    &opcost_path_reference,
+    &opcost_path_native,
+    &opcost_path_eager_python,
+    &opcost_path_reference_python,
+    &opcost_path_compiled_python,
+    &opcost_path_compiled_python_reference,
+    &opcost_path_compiled_python_decomposed,
+    &opcost_path_compiled_aoti,
 };
 
 size_t opcost_path_count(void)

@@ -46,8 +46,27 @@ def decompose_under_compile():
             if op not in table:
                 table[op] = ref
                 added.append((table, op))
+    # The compile caches do not key on the decomposition table: graphs
+    # compiled inside must not reuse (or leave behind) opaque artefacts.
     try:
-        yield
+        with torch._inductor.config.patch(fx_graph_cache=False), \
+                torch._functorch.config.patch(enable_autograd_cache=False):
+            yield
     finally:
         for table, op in added:
             table.pop(op, None)
+
+
+def inductor_decomposed():
+    """A torch.compile backend: Inductor with the rowops ops decomposed,
+    whenever its graphs are compiled (no context needed)."""
+    from torch._inductor.compile_fx import compile_fx
+    from torch._inductor.decomposition import select_decomp_table
+
+    table = {**select_decomp_table(), **_decompositions()}
+
+    def backend(gm, example_inputs):
+        with torch._inductor.config.patch(fx_graph_cache=False), \
+                torch._functorch.config.patch(enable_autograd_cache=False):
+            return compile_fx(gm, example_inputs, decompositions=table)
+    return backend

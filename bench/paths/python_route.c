@@ -1,0 +1,198 @@
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "python_embed.h"
+#include "python_route.h"
+#include "rowops_bridge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct python_state {
+    PyObject *runner, *fn, *args, *last;
+    double compile_ms;
+    int compiled_first;
+} python_state;
+
+/* (address, dtype, sizes, strides) of a descriptor, for rowops._bench. */
+static PyObject *tensor_spec(const rowops_tensor *t)
+{
+    PyObject *sizes = PyTuple_New(t->rank), *strides = PyTuple_New(t->rank);
+    for (int d = 0; sizes && strides && d < t->rank; ++d) {
+        PyTuple_SET_ITEM(sizes, d, PyLong_FromLongLong(t->sizes[d]));
+        PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(t->strides[d]));
+    }
+    PyObject *spec =
+        Py_BuildValue("(KsNN)", (unsigned long long)(uintptr_t)t->data,
+                      rowops_dtype_name(t->dtype), sizes, strides);
+    return spec;
+}
+
+static int from_spec(PyObject *spec, rowops_tensor *t)
+{
+    unsigned long long addr;
+    const char *dtype;
+    PyObject *sizes, *strides;
+    if (!PyArg_ParseTuple(spec, "KsOO", &addr, &dtype, &sizes, &strides))
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->data = (void *)(uintptr_t)addr;
+    t->device = ROWOPS_DEVICE_CPU;
+    if (opcost_dtype_from_name(dtype, &t->dtype))
+        return -1;
+    t->rank = (int)PyTuple_Size(sizes);
+    if (t->rank > ROWOPS_MAX_RANK)
+        return -1;
+    for (int d = 0; d < t->rank; ++d) {
+        t->sizes[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, d));
+        t->strides[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d));
+    }
+    return 0;
+}
+
+int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
+{
+    if (opcost_python_start(why, len))
+        return 1; /* no interpreter: skipped, with the reason */
+    python_state *s = PyMem_Calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(why, len, "out of memory");
+        return -1;
+    }
+    r->priv = s;
+    s->compile_ms = NAN;
+    const opcost_workload *w = r->w;
+    const int fused = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    PyObject *sets = PyList_New(w->nsets);
+    for (int i = 0; sets && i < w->nsets; ++i) {
+        const opcost_set *set = &w->sets[i];
+        PyObject *one = fused ? Py_BuildValue("[NNN]", tensor_spec(&set->x),
+                                              tensor_spec(&set->residual),
+                                              tensor_spec(&set->weight))
+                              : Py_BuildValue("[N]", tensor_spec(&set->x));
+        if (!one) {
+            Py_DECREF(sets);
+            return opcost_python_error(why, len);
+        }
+        PyList_SET_ITEM(sets, i, one);
+    }
+    s->runner = PyObject_CallMethod(
+        opcost_python_bench_module(), "Runner", "(ssssdN)", r->path->name,
+        rowops_op_name(w->c.op), rowops_dtype_name(w->c.dtype),
+        opcost_layout_name(w->c.layout), w->c.eps, sets);
+    if (!s->runner)
+        return opcost_python_error(why, len);
+    s->fn = PyObject_GetAttrString(s->runner, "fn");
+    s->args = PyObject_GetAttrString(s->runner, "args");
+    PyObject *ms = PyObject_GetAttrString(s->runner, "compile_ms");
+    PyObject *first = PyObject_GetAttrString(s->runner, "compiled_first");
+    if (!s->fn || !s->args || !ms || !first) {
+        Py_XDECREF(ms);
+        Py_XDECREF(first);
+        return opcost_python_error(why, len);
+    }
+    s->compile_ms = PyFloat_AsDouble(ms);
+    s->compiled_first = PyObject_IsTrue(first);
+    Py_DECREF(ms);
+    Py_DECREF(first);
+    snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
+             strstr(r->path->name, "reference")    ? "aten composite"
+             : strstr(r->path->name, "decomposed") ? "inductor kernel"
+                                                   : "dispatcher");
+    return 0;
+}
+
+int opcost_python_run(opcost_path_run *r, int set, char *err, size_t len)
+{
+    python_state *s = r->priv;
+    PyObject *res = PyObject_Call(s->fn, PyList_GET_ITEM(s->args, set), NULL);
+    if (!res)
+        return opcost_python_error(err, len);
+    Py_XDECREF(s->last); /* the previous call's outputs are freed now */
+    s->last = res;
+    return 0;
+}
+
+int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len)
+{
+    python_state *s = r->priv;
+    PyObject *specs = PyObject_CallMethod(opcost_python_bench_module(),
+                                          "describe", "(O)", s->last);
+    if (!specs)
+        return opcost_python_error(why, len);
+    opcost_outputs o;
+    memset(&o, 0, sizeof o);
+    rowops_tensor t[3];
+    const Py_ssize_t n = PyList_Size(specs);
+    int bad = n < 2 || n > 3;
+    for (Py_ssize_t i = 0; !bad && i < n; ++i)
+        bad = from_spec(PyList_GET_ITEM(specs, i), &t[i]) != 0;
+    Py_DECREF(specs);
+    if (bad) {
+        PyErr_Clear();
+        snprintf(why, len, "unexpected outputs (%zd)", n);
+        return 1;
+    }
+    o.out = t[0];
+    if (n == 3) {
+        o.residual_out = t[1];
+        o.rstd = t[2];
+    } else {
+        o.rstd = t[1];
+    }
+    if (strcmp(r->dispatch_path, "dispatcher") == 0) {
+        const char *ran = rowops_bridge_last_dispatch();
+        if (*ran)
+            snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s", ran);
+    }
+    /* timing follows: compilations from now on are recompilations */
+    PyObject *begun = PyObject_CallMethod(s->runner, "timing_begins", NULL);
+    Py_XDECREF(begun);
+    PyErr_Clear();
+    return opcost_verify_outputs(r->w, set, &o, why, len);
+}
+
+void opcost_python_release(opcost_path_run *r)
+{
+    python_state *s = r->priv;
+    if (!s)
+        return;
+    Py_XDECREF(s->last);
+    Py_XDECREF(s->args);
+    Py_XDECREF(s->fn);
+    Py_XDECREF(s->runner);
+    PyMem_Free(s);
+    r->priv = NULL;
+}
+
+double opcost_python_compile_ms(opcost_path_run *r)
+{
+    const python_state *s = r->priv;
+    if (!s || strncmp(r->path->name, "compiled", 8))
+        return NAN;
+    return s->compiled_first ? s->compile_ms : 0.0;
+}
+
+void opcost_python_annotate(opcost_path_run *r, char *note, size_t len)
+{
+    python_state *s = r->priv;
+    if (!s || strncmp(r->path->name, "compiled", 8))
+        return;
+    PyObject *n = PyObject_CallMethod(s->runner, "recompiles", NULL);
+    const long recompiles = n ? PyLong_AsLong(n) : -1;
+    Py_XDECREF(n);
+    PyErr_Clear();
+    const size_t used = strlen(note);
+    snprintf(note + used, len - used, "%s%s", used ? "; " : "",
+             s->compiled_first ? "compiled at this point (dynamic shapes)"
+                               : "graph reused from an earlier point "
+                                 "(dynamic shapes)");
+    if (recompiles > 0) {
+        const size_t u = strlen(note);
+        snprintf(note + u, len - u,
+                 "; recompiled %ld time%s during timing: the timed calls "
+                 "include compilation",
+                 recompiles, recompiles == 1 ? "" : "s");
+    }
+}

@@ -1,0 +1,19 @@
+/* Shared by the paths that run the op as a Python user does, in the
+ * embedded interpreter (eager-python, reference-python, compiled-python*):
+ * a rowops._bench.Runner holds the callable and one argument tuple per
+ * input set (views of the driver's memory); run() is one
+ * PyObject_Call(fn, args[set]) from C, the result kept until the next call
+ * replaces it. */
+#ifndef OPCOST_PYTHON_ROUTE_H
+#define OPCOST_PYTHON_ROUTE_H
+
+#include "path.h"
+
+int opcost_python_prepare(opcost_path_run *r, char *why, size_t len);
+int opcost_python_run(opcost_path_run *r, int set, char *err, size_t len);
+int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len);
+void opcost_python_release(opcost_path_run *r);
+double opcost_python_compile_ms(opcost_path_run *r);
+void opcost_python_annotate(opcost_path_run *r, char *note, size_t len);
+
+#endif

@@ -1,0 +1,98 @@
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "python_embed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef OPCOST_PYTHON_EXECUTABLE
+#define OPCOST_PYTHON_EXECUTABLE "python3"
+#endif
+#ifndef OPCOST_SOURCE_DIR
+#define OPCOST_SOURCE_DIR "."
+#endif
+
+static PyObject *bench_module;
+static char start_error[512];
+
+int opcost_python_error(char *err, size_t errlen)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    const char *tname = type ? ((PyTypeObject *)type)->tp_name : "Error";
+    PyObject *text = value ? PyObject_Str(value) : NULL;
+    const char *msg = text ? PyUnicode_AsUTF8(text) : NULL;
+    snprintf(err, errlen, "%s: %s", tname, msg ? msg : "(no message)");
+    Py_XDECREF(text);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    PyErr_Clear();
+    return -1;
+}
+
+int opcost_python_start(char *err, size_t errlen)
+{
+    if (bench_module)
+        return 0;
+    if (start_error[0]) { /* failed before: do not retry every point */
+        snprintf(err, errlen, "%s", start_error);
+        return -1;
+    }
+    const char *exe = getenv("OPCOST_PYTHON");
+    if (!exe || !*exe)
+        exe = OPCOST_PYTHON_EXECUTABLE;
+    PyConfig config;
+    PyConfig_InitPythonConfig(&config);
+    config.install_signal_handlers = 0; /* SIGINT stays the driver's */
+    PyStatus st = PyConfig_SetBytesString(&config, &config.executable, exe);
+    if (!PyStatus_Exception(st))
+        st = PyConfig_SetBytesString(&config, &config.program_name, exe);
+    if (!PyStatus_Exception(st))
+        st = Py_InitializeFromConfig(&config);
+    PyConfig_Clear(&config);
+    if (PyStatus_Exception(st)) {
+        snprintf(start_error, sizeof start_error,
+                 "cannot start Python from %s: %s", exe,
+                 st.err_msg ? st.err_msg : "unknown error");
+        snprintf(err, errlen, "%s", start_error);
+        return -1;
+    }
+#ifdef OPCOST_ROWOPS_LIBRARY
+    setenv("ROWOPS_LIBRARY", OPCOST_ROWOPS_LIBRARY, 0);
+#endif
+    PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
+    PyObject *dir = PyUnicode_FromString(OPCOST_SOURCE_DIR "/python");
+    if (sys_path && dir)
+        PyList_Insert(sys_path, 0, dir);
+    Py_XDECREF(dir);
+    bench_module = PyImport_ImportModule("rowops._bench");
+    if (!bench_module) {
+        char why[400];
+        opcost_python_error(why, sizeof why);
+        snprintf(start_error, sizeof start_error,
+                 "Python %s cannot import rowops._bench: %s", exe, why);
+        snprintf(err, errlen, "%s", start_error);
+        return -1;
+    }
+    return 0;
+}
+
+opcost_pyobj *opcost_python_bench_module(void)
+{
+    return bench_module;
+}
+
+int opcost_python_exec(const char *code, char *err, size_t errlen)
+{
+    if (!bench_module)
+        return -1;
+    PyObject *globals = PyModule_GetDict(bench_module); /* borrowed */
+    PyObject *r = PyRun_String(code, Py_file_input, globals, globals);
+    if (!r)
+        return opcost_python_error(err, errlen);
+    Py_DECREF(r);
+    return 0;
+}

@@ -1,0 +1,132 @@
+/* The framework paths (embedded Python, torch.compile, AOTInductor):
+ * eager-python and eager-cpp measure the same kernel time inside the op
+ * while their dispatch differs; a recompilation during timing is reported;
+ * every framework path verifies on a small case. */
+#include "c_samples.h"
+#include "c_tempdir.h"
+#include "config.h"
+#include "python_embed.h"
+#include "results_csv.h"
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const opcost_result *find(const opcost_result *rows, size_t n,
+                                 const char *path, int64_t B)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (!strcmp(rows[i].path, path) && rows[i].B == B)
+            return &rows[i];
+    return NULL;
+}
+
+static void same_kernel_different_dispatch(void)
+{
+    char shapes[512], out[512], err[1024];
+    c_write_file("decode.csv",
+                 "# two decode-sized calls\n"
+                 "op,B,N,dtype,layout,freq\n"
+                 "fused_add_rms_norm,4,4096,bfloat16,contiguous,1\n"
+                 "fused_add_rms_norm,64,4096,bfloat16,contiguous,1\n",
+                 shapes, sizeof shapes);
+    snprintf(out, sizeof out, "%s/eager.csv", c_tempdir("test_framework"));
+    char *argv[] = {"run",
+                    "--shapes",
+                    shapes,
+                    "--paths",
+                    "kernel,eager-cpp,eager-python",
+                    "--out",
+                    out,
+                    "--rep-budget-ms",
+                    "20",
+                    "--threads",
+                    "1"};
+    opcost_config cfg;
+    C_EXPECT(opcost_config_parse(&cfg, 11, argv, err, sizeof err) == 0, "%s",
+             err);
+    C_EXPECT(opcost_run(&cfg) == 0, "opcost run failed");
+    opcost_result *rows = NULL;
+    size_t n = 0;
+    C_EXPECT(opcost_results_read(out, &rows, &n, err, sizeof err) == 0, "%s",
+             err);
+    for (int64_t B = 4; B <= 64; B += 60) {
+        const opcost_result *cpp = find(rows, n, "eager-cpp", B);
+        const opcost_result *py = find(rows, n, "eager-python", B);
+        C_EXPECT(cpp && py && cpp->status == OPCOST_STATUS_OK &&
+                     py->status == OPCOST_STATUS_OK,
+                 "B=%lld: both paths timed", (long long)B);
+        if (!cpp || !py)
+            continue;
+        C_EXPECT(strstr(cpp->note, "measured inside the op") &&
+                     strstr(py->note, "measured inside the op"),
+                 "kernel time measured in the op for both: '%s' / '%s'",
+                 cpp->note, py->note);
+        const double ratio = py->kernel_us / cpp->kernel_us;
+        C_EXPECT(ratio > 0.75 && ratio < 1.33,
+                 "B=%lld: the same kernel, within noise: python %.2f us, "
+                 "cpp %.2f us",
+                 (long long)B, py->kernel_us, cpp->kernel_us);
+        /* decode-sized: the interpreter's ~2 us stand out of the noise */
+        C_EXPECT(B > 4 || py->dispatch_us > cpp->dispatch_us + 0.5,
+                 "B=%lld: Python's call costs more: dispatch python %.2f "
+                 "us, cpp %.2f us",
+                 (long long)B, py->dispatch_us, cpp->dispatch_us);
+        printf("B=%lld: kernel cpp %.2f / python %.2f us; dispatch cpp %.2f "
+               "/ python %.2f us\n",
+               (long long)B, cpp->kernel_us, py->kernel_us, cpp->dispatch_us,
+               py->dispatch_us);
+    }
+    free(rows);
+}
+
+static void recompilation_is_reported(void)
+{
+    char err[1024], why[1024];
+    const opcost_path *p = opcost_path_find("compiled-python");
+    opcost_case c = {"test",
+                     ROWOPS_OP_FUSED_ADD_RMS_NORM,
+                     8,
+                     256,
+                     ROWOPS_F32,
+                     ROWOPS_F32,
+                     OPCOST_CONTIGUOUS,
+                     1,
+                     "1",
+                     1e-6};
+    opcost_workload w;
+    C_EXPECT(opcost_workload_make(&w, &c, 1 << 20, 0, 3, err, sizeof err) == 0,
+             "%s", err);
+    opcost_path_run r;
+    memset(&r, 0, sizeof r);
+    r.path = p;
+    r.variant = &opcost_variant_auto;
+    r.w = &w;
+    C_EXPECT(p->prepare(&r, why, sizeof why) == 0, "prepare: %s", why);
+    C_EXPECT(p->run(&r, 0, why, sizeof why) == 0, "run: %s", why);
+    /* verification comes last before timing, as in opcost run */
+    C_EXPECT(p->verify(&r, 0, why, sizeof why) == 0, "verify: %s", why);
+    C_EXPECT(p->run(&r, 0, why, sizeof why) == 0, "run: %s", why);
+    char note[256] = "";
+    p->annotate(&r, note, sizeof note);
+    C_EXPECT(!strstr(note, "recompiled"), "no recompilation yet: %s", note);
+    /* drop every compiled graph: the next call recompiles */
+    C_EXPECT(opcost_python_exec("force_recompile()", err, sizeof err) == 0,
+             "%s", err);
+    C_EXPECT(p->run(&r, 0, why, sizeof why) == 0, "run: %s", why);
+    note[0] = '\0';
+    p->annotate(&r, note, sizeof note);
+    C_EXPECT(strstr(note, "recompiled 1 time during timing"),
+             "the recompilation is reported: '%s'", note);
+    p->release(&r);
+    opcost_workload_free(&w);
+}
+
+int main(void)
+{
+    same_kernel_different_dispatch();
+    recompilation_is_reported();
+    return c_report("test_framework_paths");
+}
