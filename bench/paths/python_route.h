@@ -16,4 +16,20 @@ void opcost_python_release(opcost_path_run *r);
 double opcost_python_compile_ms(opcost_path_run *r);
 void opcost_python_annotate(opcost_path_run *r, char *note, size_t len);
 
+/* Defines a path of this family: one line per path file. */
+#define OPCOST_PYTHON_PATH(ident, path_name, text)                             \
+    const opcost_path ident = {                                                \
+        .name = path_name,                                                     \
+        .description = text,                                                   \
+        .takes_variants = 0,                                                   \
+        .needs_torch = 1,                                                      \
+        .prepare = opcost_python_prepare,                                      \
+        .run = opcost_python_run,                                              \
+        .verify = opcost_python_verify,                                        \
+        .convert = NULL,                                                       \
+        .release = opcost_python_release,                                      \
+        .compile_ms = opcost_python_compile_ms,                                \
+        .annotate = opcost_python_annotate,                                    \
+    }
+
 #endif

@@ -18,4 +18,23 @@ int opcost_torch_verify(opcost_path_run *r, int set, char *why, size_t len);
 int opcost_torch_convert_x(opcost_path_run *r, int set, char *err, size_t len);
 void opcost_torch_release(opcost_path_run *r);
 
+/* Defines a path of this family reaching torch through `route`, with its
+ * conversion hook (or NULL): one line per path file. */
+#define OPCOST_TORCH_PATH(ident, path_name, route, convert_fn, text)           \
+    static int prepare_##ident(opcost_path_run *r, char *why, size_t len)      \
+    {                                                                          \
+        return opcost_torch_prepare(r, route, why, len);                       \
+    }                                                                          \
+    const opcost_path ident = {                                                \
+        .name = path_name,                                                     \
+        .description = text,                                                   \
+        .takes_variants = 0,                                                   \
+        .needs_torch = 1,                                                      \
+        .prepare = prepare_##ident,                                            \
+        .run = opcost_torch_run,                                               \
+        .verify = opcost_torch_verify,                                         \
+        .convert = convert_fn,                                                 \
+        .release = opcost_torch_release,                                       \
+    }
+
 #endif
