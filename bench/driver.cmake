@@ -10,7 +10,8 @@ if(ROWOPS_WITH_TORCH)
   add_library(opcost_bench STATIC
     bench/config.c bench/run.c bench/report.c bench/timing.c
     bench/attribution.c bench/hostinfo.c bench/workload.c bench/verify.c
-    bench/variants.c bench/python_embed.c ${OPCOST_PATH_SOURCES})
+    bench/variants.c bench/python_embed.c bench/plot.c bench/compare.c
+    ${OPCOST_PATH_SOURCES})
   target_include_directories(opcost_bench PUBLIC bench bench/paths ops)
   target_compile_definitions(opcost_bench PUBLIC
     OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}" _POSIX_C_SOURCE=200809L

@@ -1,6 +1,8 @@
 /* opcost: the benchmark driver. Subcommands: run, list, shapes. */
+#include "compare.h"
 #include "derive.h"
 #include "path.h"
+#include "plot.h"
 #include "results_csv.h"
 #include "run.h"
 #include "variants.h"
@@ -135,6 +137,10 @@ int main(int argc, char **argv)
         return opcost_run_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return list_main();
+    if (!strcmp(cmd, "plot"))
+        return opcost_plot_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return opcost_compare_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
         return check_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "shapes"))

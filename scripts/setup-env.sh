@@ -19,7 +19,14 @@ log() { echo "[setup] $*" >&2; }
 
 # Debian packages: build tools, Python headers for the embedded interpreter,
 # gnuplot for the plots.
-debs=(cmake make gcc g++ pkg-config)
+debs=(cmake make gcc g++ pkg-config gnuplot-nox)
+# The embedded interpreter needs Python.h and libpython of the interpreter
+# the environment is made from (Debian's python3.11 needs python3-dev).
+python="${OPCOST_PYTHON:-python3}"
+if ! "$python" -c 'import os, sysconfig, sys
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null; then
+    debs+=(python3-dev)
+fi
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -33,7 +40,6 @@ if ((${#missing[@]})); then
         "${missing[@]}" >&2
 fi
 
-python="${OPCOST_PYTHON:-python3}"
 if [[ ! -f "$venv/.complete" ]]; then
     log "creating $venv (torch and friends from $lock; several GB, cached)"
     mkdir -p "$cache"
