@@ -5,6 +5,8 @@
 #                best device present (the CPU without a GPU); BENCH_ARGS
 #                adds options, e.g. make bench BENCH_ARGS=--quick
 #   make evidence    compiler evidence into results/evidence/
+#   make nightly     default suite vs the last accepted baseline (exit 1: regression)
+#   make plots       gnuplot figures of the newest results CSV
 #   make -s python   print the environment's interpreter (import rowops works)
 SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
@@ -13,7 +15,7 @@ JOBS ?= $(shell nproc)
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: all setup configure build test test-c test-python bench evidence python format clean
+.PHONY: all setup configure build test test-c test-python bench evidence nightly plots python format clean
 
 all: build
 
@@ -45,6 +47,15 @@ bench: build
 evidence: build
 	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
 	  $(PY) scripts/evidence.py
+
+# The default suite into results/history/, compared with the last accepted
+# baseline; exits 1 on a regression (cron/CI gate).
+nightly: build
+	@scripts/nightly.sh $(BUILD)
+
+# Figures of the newest results CSV into results/plots/<run_id>/.
+plots: build
+	@$(BUILD)/opcost plot "$$(ls -t results/*.csv | head -1)"
 
 python:
 	@scripts/setup-env.sh
