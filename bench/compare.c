@@ -31,6 +31,7 @@ typedef struct pair {
     const run *rb, *rn;
     size_t ib, in;
     double ratio, p, p_holm;
+    double se, df; /* of log(ratio), within the runs */
     const char *verdict;
 } pair;
 
@@ -160,16 +161,32 @@ static void test_pair(pair *p, double threshold)
     }
     p->ratio = w.ratio;
     p->p = w.p;
+    p->se = w.se;
+    p->df = w.df;
     (void)threshold;
 }
 
 static void decide(pair *p, size_t n, double alpha, double threshold)
 {
     double *ps = malloc((n ? n : 1) * sizeof *ps);
-    if (!ps)
+    double *logs = malloc((n ? n : 1) * sizeof *logs);
+    if (!ps || !logs) {
+        free(ps);
+        free(logs);
         return;
+    }
+    size_t nl = 0;
     for (size_t i = 0; i < n; ++i)
+        if (!isnan(p[i].p))
+            logs[nl++] = log(p[i].ratio);
+    const double sigma = opcost_between_run_sigma(logs, nl);
+    for (size_t i = 0; i < n; ++i) {
+        if (!isnan(p[i].p))
+            p[i].p = opcost_p_with_run_noise(log(p[i].ratio), p[i].se, p[i].df,
+                                             sigma);
         ps[i] = p[i].p;
+    }
+    free(logs);
     opcost_holm(ps, n);
     for (size_t i = 0; i < n; ++i) {
         p[i].p_holm = ps[i];
@@ -193,6 +210,7 @@ typedef struct group {
     double *eb, *en; /* per repetition: expected cost per call */
     int reps_b, reps_n, ok;
     double base_us, new_us;
+    double log_ratio, se, df;
 } group;
 
 static int same_group(const opcost_result *a, const opcost_result *b)
@@ -264,10 +282,24 @@ static int gate(pair *p, size_t n, double alpha, double threshold,
         if (kb >= MIN_REPS && kn >= MIN_REPS &&
             !opcost_welch_log(eb, (size_t)kb, en, (size_t)kn, &w)) {
             ps[j] = w.p;
-            g[j].base_us = g[j].base_us; /* point estimates stay medians */
+            g[j].se = w.se;
+            g[j].df = w.df;
+            g[j].log_ratio = log(w.ratio);
             g[j].ok = 1;
         }
     }
+    /* widen each group's variance by the run-to-run noise of the groups */
+    double *logs = malloc((ng ? ng : 1) * sizeof *logs);
+    size_t nl = 0;
+    for (size_t j = 0; logs && j < ng; ++j)
+        if (g[j].ok)
+            logs[nl++] = g[j].log_ratio;
+    const double sigma = logs ? opcost_between_run_sigma(logs, nl) : 0;
+    free(logs);
+    for (size_t j = 0; j < ng; ++j)
+        if (g[j].ok)
+            ps[j] = opcost_p_with_run_noise(g[j].log_ratio, g[j].se, g[j].df,
+                                            sigma);
     double *adj = malloc((ng ? ng : 1) * sizeof *adj);
     memcpy(adj, ps, (ng ? ng : 1) * sizeof *adj);
     opcost_holm(adj, ng);
@@ -287,8 +319,9 @@ static int gate(pair *p, size_t n, double alpha, double threshold,
     double worst = 0, worst_p = NAN;
     fprintf(out,
             "\nGate: expected cost per call per distribution (%zu "
-            "groups; Welch on per-repetition values, Holm-corrected)\n",
-            ng);
+            "groups; Welch on per-repetition values, run-to-run sigma %.3f "
+            "in log, Holm-corrected)\n",
+            ng, sigma);
     for (size_t j = 0; j < ng; ++j) {
         const double ratio = g[j].new_us / g[j].base_us;
         const int reg = g[j].ok && adj[j] < alpha && ratio >= 1 + threshold;

@@ -7,11 +7,14 @@ if(ROWOPS_WITH_TORCH)
   find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Embed)
   file(GLOB OPCOST_PATH_SOURCES CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/bench/paths/*.c)
+  # the plot command: plot.c and its helpers (plot_*.c)
+  file(GLOB OPCOST_PLOT_SOURCES CONFIGURE_DEPENDS
+    ${CMAKE_SOURCE_DIR}/bench/plot_*.c)
   add_library(opcost_bench STATIC
     bench/config.c bench/run.c bench/report.c bench/timing.c
     bench/attribution.c bench/hostinfo.c bench/workload.c bench/verify.c
     bench/variants.c bench/python_embed.c bench/plot.c bench/compare.c
-    bench/significance.c
+    bench/significance.c ${OPCOST_PLOT_SOURCES}
     ${OPCOST_PATH_SOURCES})
   target_include_directories(opcost_bench PUBLIC bench bench/paths ops)
   target_compile_definitions(opcost_bench PUBLIC

@@ -84,6 +84,7 @@ int opcost_welch_log(const double *base, size_t nb, const double *new_,
     log_mean_var(new_, nn, &mn, &vn);
     out->ratio = exp(mn - mb);
     const double sb = vb / (double)nb, sn = vn / (double)nn;
+    out->se = sqrt(sb + sn);
     if (sb + sn == 0) {
         out->t = mn == mb ? 0 : (mn > mb ? INFINITY : -INFINITY);
         out->df = (double)(nb + nn - 2);
@@ -96,6 +97,44 @@ int opcost_welch_log(const double *base, size_t nb, const double *new_,
               (sb * sb / (double)(nb - 1) + sn * sn / (double)(nn - 1));
     out->p = opcost_t_two_sided_p(out->t, out->df);
     return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, cmp_d);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+double opcost_between_run_sigma(const double *log_ratios, size_t n)
+{
+    if (n < 8)
+        return 0;
+    double *x = malloc(n * sizeof *x);
+    if (!x)
+        return 0;
+    for (size_t i = 0; i < n; ++i)
+        x[i] = log_ratios[i];
+    const double m = median_of(x, n);
+    for (size_t i = 0; i < n; ++i)
+        x[i] = fabs(log_ratios[i] - m);
+    const double mad = median_of(x, n);
+    free(x);
+    return 1.4826 * mad;
+}
+
+double opcost_p_with_run_noise(double log_ratio, double se, double df,
+                               double sigma_between)
+{
+    const double var = se * se + sigma_between * sigma_between;
+    if (var == 0)
+        return log_ratio == 0 ? 1.0 : 0.0;
+    return opcost_t_two_sided_p(log_ratio / sqrt(var), df);
 }
 
 typedef struct ranked {

@@ -1,6 +1,10 @@
 /* The significance test of `opcost compare`: Welch's t-test on the
  * logarithms of per-repetition medians, and Holm's step-down correction.
  *
+ * The run-to-run part of the noise is added to each pair's variance
+ * (opcost_between_run_sigma), so identical runs on a noisy machine are not
+ * flagged while a change larger than that noise still is.
+ *
  * Why not a rank test: with 5 repetitions a side, Mann-Whitney's smallest
  * two-sided p-value is 2 / C(10, 5) = 0.0079, so after Holm's correction
  * over even ten comparisons nothing could ever be significant. A
@@ -20,6 +24,7 @@ double opcost_t_two_sided_p(double t, double df);
 
 typedef struct opcost_welch {
     double ratio; /* exp(mean log new - mean log base): new / base */
+    double se;    /* standard error of log(ratio) within the runs */
     double t, df, p;
 } opcost_welch;
 
@@ -29,6 +34,18 @@ typedef struct opcost_welch {
  * equal ones. */
 int opcost_welch_log(const double *base, size_t nb, const double *new_,
                      size_t nn, opcost_welch *out);
+
+/* Run-to-run noise: repetitions within one run share the machine's state
+ * of that run, so two runs of the same code differ by more than their
+ * repetitions suggest. Its scale is estimated robustly from all the pairs
+ * of a comparison (most of which did not change): 1.4826 x the median
+ * absolute deviation of their log ratios; 0 with fewer than 8 pairs. */
+double opcost_between_run_sigma(const double *log_ratios, size_t n);
+
+/* Two-sided p-value of a log ratio with within-run standard error se and
+ * df degrees of freedom, its variance widened by the between-run sigma. */
+double opcost_p_with_run_noise(double log_ratio, double se, double df,
+                               double sigma_between);
 
 /* Holm's step-down adjustment of m p-values, in place (NAN entries are
  * left out and stay NAN). */
