@@ -14,10 +14,11 @@
 
 /* A run of `rows` points, each with `reps` repetitions of 20 samples
  * around base_us * scale: each repetition drifts by up to +-noise/2 (the
- * machine's state), each sample by +-1 %; deterministic. */
-static void make_run(const char *name, int rows, int reps, double scale,
-                     double noise, const char *torch, unsigned seed, char *path,
-                     size_t len)
+ * machine's state), each sample by +-1 %, and each row by up to
+ * +-row_noise/2 (the run's state for that row); deterministic. */
+static void make_run_rows(const char *name, int rows, int reps, double scale,
+                          double noise, double row_noise, const char *torch,
+                          unsigned seed, char *path, size_t len)
 {
     snprintf(path, len, "%s/%s.csv", c_tempdir("test_compare"), name);
     opcost_result *r = calloc((size_t)rows, sizeof *r);
@@ -46,14 +47,18 @@ static void make_run(const char *name, int rows, int reps, double scale,
         r[i].reps = reps;
         r[i].cache_state = OPCOST_CACHE_COLD;
         double sum = 0;
+        /* this run's state for this row: the same for all its reps */
+        st = st * 1103515245u + 12345u;
+        const double row_shift =
+            1 + row_noise * ((double)(st >> 8) / 16777216.0 - 0.5);
         for (int k = 0; k < reps; ++k) {
             st = st * 1103515245u + 12345u;
             const double drift = noise * ((double)(st >> 8) / 16777216.0 - 0.5);
             for (int j = 0; j < 20; ++j) {
                 st = st * 1103515245u + 12345u;
                 const double u = (double)(st >> 8) / 16777216.0 - 0.5;
-                const double us =
-                    10.0 * (1 + i) * scale * (1 + drift) * (1 + 0.02 * u);
+                const double us = 10.0 * (1 + i) * scale * row_shift *
+                                  (1 + drift) * (1 + 0.02 * u);
                 s[ns++] = (opcost_sample){i, k, j, us};
                 sum += us;
             }
@@ -69,6 +74,13 @@ static void make_run(const char *name, int rows, int reps, double scale,
              "%s", err);
     free(r);
     free(s);
+}
+
+static void make_run(const char *name, int rows, int reps, double scale,
+                     double noise, const char *torch, unsigned seed, char *path,
+                     size_t len)
+{
+    make_run_rows(name, rows, reps, scale, noise, 0, torch, seed, path, len);
 }
 
 static int compare(const char *a, const char *b, const char *extra,
@@ -146,9 +158,11 @@ int main(void)
     C_EXPECT(compare(shift20, base, NULL, csv) == 0 &&
                  verdicts(csv, "faster") == 8,
              "20 %% faster: reported, exit 0");
-    C_EXPECT(compare(base, noisy, NULL, csv) == 0 &&
-                 verdicts(csv, "slower") < 8,
-             "noise as large as the shift: not every row claimed");
+    const int noisy_rc = compare(base, noisy, NULL, csv);
+    C_EXPECT(verdicts(csv, "slower") < 8,
+             "noise as large as the shift: not every row claimed (rc %d, %d "
+             "slower, %d same)",
+             noisy_rc, verdicts(csv, "slower"), verdicts(csv, "same"));
     C_EXPECT(compare(base, few, NULL, csv) == 0 &&
                  verdicts(csv, "too-few-reps") == 8,
              "4 repetitions: no claim");
@@ -163,6 +177,19 @@ int main(void)
              "gate: the distribution's expected cost regressed");
     C_EXPECT(compare(base, same, "--gate", NULL) == 0,
              "gate: identical runs pass");
+    /* two runs of the same code on a noisy machine: every row off by up to
+     * +-10 % with tight repetitions; a real 30 % slowdown of one row */
+    char quiet[512], drifted[512];
+    make_run_rows("quiet", 24, 5, 1.0, 0.01, 0.2, "2.15.0", 9, quiet,
+                  sizeof quiet);
+    make_run_rows("drifted", 24, 5, 1.0, 0.01, 0.2, "2.15.0", 10, drifted,
+                  sizeof drifted);
+    C_EXPECT(compare(quiet, drifted, NULL, csv) == 0 &&
+                 verdicts(csv, "slower") == 0 && verdicts(csv, "faster") == 0,
+             "run-to-run drift alone: nothing claimed (%d slower)",
+             verdicts(csv, "slower"));
+    C_EXPECT(compare(quiet, drifted, "--gate", NULL) == 0,
+             "run-to-run drift alone: the gate passes");
     C_EXPECT(compare(base, "/nonexistent.csv", NULL, NULL) == 2,
              "a missing file: exit 2");
     C_EXPECT(compare(base, NULL, NULL, NULL) == 2, "one file: exit 2");
