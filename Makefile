@@ -55,7 +55,7 @@ nightly: build
 
 # Figures of the newest results CSV into results/plots/<run_id>/.
 plots: build
-	@$(BUILD)/opcost plot "$$(ls -t results/*.csv | head -1)"
+	@$(BUILD)/opcost plot "$$(ls -t results/*.csv | grep -v '\.samples\.csv$$' | head -1)"
 
 python:
 	@scripts/setup-env.sh

@@ -38,6 +38,15 @@ if(ROWOPS_WITH_TORCH)
     target_compile_options(${t} PRIVATE ${OPCOST_WARNINGS})
     add_test(NAME ${t} COMMAND ${t})
   endforeach()
+  # opcost plot: every kind drawn headless from synthetic runs, the plotted
+  # points read back from gnuplot's table output (exit 77 = skip: no gnuplot).
+  add_executable(test_plot tests/c/test_plot.c tests/c/c_samples.c
+    tests/c/c_tempdir.c)
+  target_link_libraries(test_plot PRIVATE opcost_bench)
+  target_compile_options(test_plot PRIVATE ${OPCOST_WARNINGS})
+  add_test(NAME test_plot COMMAND test_plot)
+  set_tests_properties(test_plot PROPERTIES SKIP_RETURN_CODE 77)
+
   add_test(NAME opcost_quick_run
     COMMAND opcost run --quick --out ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_quick_run PROPERTIES FIXTURES_SETUP quick_csv)
