@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "results_csv.h"
 #include "significance.h"
+#include "stats.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -34,18 +35,6 @@ typedef struct pair {
     double se, df; /* of log(ratio), within the runs */
     const char *verdict;
 } pair;
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *x, int n)
-{
-    qsort(x, (size_t)n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 /* Loads a run and the median of each repetition of each row. */
 static int load(run *r, const char *path, char *err, size_t len)
@@ -82,7 +71,7 @@ static int load(run *r, const char *path, char *err, size_t len)
             if (x) {
                 for (size_t j = k; j < e2; ++j)
                     x[j - k] = s[j].us;
-                r->reps[pt][r->nreps[pt]++] = median(x, (int)(e2 - k));
+                r->reps[pt][r->nreps[pt]++] = opcost_median_inplace(x, e2 - k);
                 free(x);
             }
         }

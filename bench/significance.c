@@ -1,4 +1,5 @@
 #include "significance.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,18 +100,6 @@ int opcost_welch_log(const double *base, size_t nb, const double *new_,
     return 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median_of(double *x, size_t n)
-{
-    qsort(x, n, sizeof *x, cmp_d);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
 double opcost_between_run_sigma(const double *log_ratios, size_t n)
 {
     if (n < 8)
@@ -120,10 +109,10 @@ double opcost_between_run_sigma(const double *log_ratios, size_t n)
         return 0;
     for (size_t i = 0; i < n; ++i)
         x[i] = log_ratios[i];
-    const double m = median_of(x, n);
+    const double m = opcost_median_inplace(x, n);
     for (size_t i = 0; i < n; ++i)
         x[i] = fabs(log_ratios[i] - m);
-    const double mad = median_of(x, n);
+    const double mad = opcost_median_inplace(x, n);
     free(x);
     return 1.4826 * mad;
 }

@@ -93,6 +93,14 @@ static double median_sorted(const double *s, size_t n)
     return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
+double opcost_median_inplace(double *x, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(x, n, sizeof *x, cmp_double);
+    return median_sorted(x, n);
+}
+
 static double rel_half_width(double lo, double hi, double median)
 {
     return median == 0.0 ? NAN : (hi - lo) / 2.0 / fabs(median);

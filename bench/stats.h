@@ -56,6 +56,9 @@ opcost_ci_method opcost_median_ci95_ranks(size_t n, size_t *j, size_t *k,
  * n = 0 or p is outside [0, 100]. */
 double opcost_percentile_sorted(const double *sorted, size_t n, double p);
 
+/* The median of x[0..n-1], sorting x in place; NAN for n = 0. */
+double opcost_median_inplace(double *x, size_t n);
+
 /* Summary of x[0..n-1] (left unchanged). Every sample must be finite and
  * n >= 1. Returns 0, or -1 with a message in err. */
 int opcost_summarize(const double *x, size_t n, opcost_summary *out, char *err,
