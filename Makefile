@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc)
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: all setup configure build test test-c test-python bench evidence nightly plots python format clean
+.PHONY: all setup configure build test test-c test-python sanitize bench evidence nightly plots python format clean
 
 all: build
 
@@ -34,10 +34,21 @@ configure: setup
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+test: build sanitize
 	@cd $(BUILD) && ctest --output-on-failure
 	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
 	  $(PY) -m pytest tests/python -q $(PYTEST_ARGS)
+
+# The torch-free C core (kernels, eligibility, parsers, statistics, CSV,
+# scheduler simulation, ceiling) rebuilt under ASan + UBSan, its C tests run.
+sanitize:
+	@cmake -S . -B $(BUILD)-sanitize -DCMAKE_BUILD_TYPE=Debug \
+	  -DROWOPS_WITH_TORCH=OFF -DROWOPS_WITH_CUDA=OFF -DOPCOST_SANITIZE=ON \
+	  > $(BUILD)-sanitize.configure.log 2>&1 || \
+	  { cat $(BUILD)-sanitize.configure.log; exit 1; }
+	@cmake --build $(BUILD)-sanitize -j $(JOBS) > /dev/null
+	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -E clang_format
 
 bench: build
 	@$(BUILD)/opcost run $(BENCH_ARGS)
