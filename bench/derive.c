@@ -543,7 +543,7 @@ static const char check_help[] =
     "usage: " PROG " check FILE...\n"
     "Parses each shape file (a path, or a set name in shapes/) and reports "
     "the\n"
-    "first error of each; exit status 1 if any file has one.\n";
+    "first error of each; exit status 2 if any file has one.\n";
 
 /* Reports a usage error; returns the exit status for it. */
 static int usage_error(const char *cmd, const char *fmt, ...)
@@ -735,7 +735,7 @@ static int cmd_check(int argc, char **argv)
                                      sizeof err) != 0 ||
             opcost_shape_set_load(path, &set, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
-            status = 1;
+            status = 2; /* malformed input */
             continue;
         }
         printf("%s: ok, %zu rows\n", path, set.count);

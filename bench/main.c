@@ -63,7 +63,9 @@ static int list_main(void)
 
 static int check_main(int argc, char **argv)
 {
-    /* --require-ok: every row must also have status ok (a test's run);
+    /* Exit status: 0 ok; 2 a file or sidecar is malformed; 1 --require-ok
+     * found a row that is not ok.
+     * --require-ok: every row must also have status ok (a test's run);
      * --allow-wrong PATH: except `wrong` rows of that path (a known
      * deviation the row's note explains). */
     int require_ok = 0, first = 1;
@@ -90,7 +92,7 @@ static int check_main(int argc, char **argv)
         size_t n = 0;
         if (opcost_results_read(argv[i], &rows, &n, err, sizeof err)) {
             fprintf(stderr, "%s\n", err);
-            bad = 1;
+            bad = 2; /* malformed input */
             continue;
         }
         /* the sidecar, when present, must match the rows */
@@ -103,7 +105,7 @@ static int check_main(int argc, char **argv)
             opcost_samples_read(argv[i], rows, n, &samples, &ns, err,
                                 sizeof err)) {
             fprintf(stderr, "%s\n", err);
-            bad = 1;
+            bad = 2;
         }
         for (size_t r = 0; require_ok && r < n; ++r)
             if (rows[r].status != OPCOST_STATUS_OK &&
@@ -116,7 +118,7 @@ static int check_main(int argc, char **argv)
                         (long long)rows[r].B, (long long)rows[r].N,
                         rows[r].dtype, rows[r].layout,
                         opcost_status_name(rows[r].status), rows[r].note);
-                bad = 1;
+                bad = bad ? bad : 1;
             }
         if (!bad)
             printf("%s: %zu rows, %zu samples: ok\n", argv[i], n, ns);

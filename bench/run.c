@@ -99,6 +99,23 @@ static int add_samples(run_out *o, int64_t point, int64_t rep, const double *x,
     return 0;
 }
 
+/* Bytes of memory available now: MemAvailable, else free physical pages. */
+static double available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        long long kb;
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) {
+            fclose(f);
+            return (double)kb * 1024.0;
+        }
+    }
+    if (f)
+        fclose(f);
+    return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+}
+
 /* ---- cases from the shape sets */
 
 typedef struct case_list {
@@ -149,6 +166,8 @@ static int load_cases(const opcost_config *cfg, case_list *cl, char *err,
     cl->cases = calloc(total ? total : 1, sizeof *cl->cases);
     if (!cl->cases)
         return -1;
+    const size_t llc = opcost_llc_bytes(NULL, 0);
+    const double avail = available_bytes();
     for (int i = 0; i < cl->nsets; ++i) {
         const opcost_shape_set *set = &cl->sets[i];
         for (size_t k = 0; k < set->count; ++k) {
@@ -157,7 +176,7 @@ static int load_cases(const opcost_config *cfg, case_list *cl, char *err,
                 continue;
             if (cfg->quick && !quick_keeps(set, k))
                 continue;
-            opcost_case *c = &cl->cases[cl->n++];
+            opcost_case *c = &cl->cases[cl->n];
             c->distribution = set->name;
             c->op = s->op;
             c->B = s->B;
@@ -167,6 +186,20 @@ static int load_cases(const opcost_config *cfg, case_list *cl, char *err,
             c->freq = s->freq;
             snprintf(c->freq_text, sizeof c->freq_text, "%.9g", s->freq);
             c->eps = 1e-6;
+            /* refuse now, with the numbers, what could not be allocated */
+            const double need = opcost_workload_bytes(c, llc, cfg->cold);
+            if (need > 0.8 * avail) {
+                snprintf(
+                    err, len,
+                    "--shapes: %.1000s:%d: %s B = %lld, N = %lld (%s) needs "
+                    "%.3g GiB of buffers, more than 80%% of the %.3g "
+                    "GiB available",
+                    set->path, s->line, rowops_op_name(s->op), (long long)s->B,
+                    (long long)s->N, rowops_dtype_name(s->dtype),
+                    need / (1 << 30), avail / (1 << 30));
+                return -1;
+            }
+            ++cl->n;
         }
     }
     if (cl->n == 0) {
@@ -510,7 +543,7 @@ int opcost_run(const opcost_config *cfg)
     if (load_cases(cfg, &cl, err, sizeof err)) {
         fprintf(stderr, "opcost run: %s\n", err);
         free_cases(&cl);
-        return 1;
+        return 2; /* bad input */
     }
     char out_path[4096];
     if (cfg->out)
@@ -522,7 +555,7 @@ int opcost_run(const opcost_config *cfg)
     if (make_parent_dirs(out_path, err, sizeof err)) {
         fprintf(stderr, "opcost run: --out: %s\n", err);
         free_cases(&cl);
-        return 1;
+        return 2;
     }
     opcost_ceiling ceiling;
     if (opcost_ceiling_measure(cfg->threads, 0, &ceiling, err, sizeof err)) {
@@ -532,6 +565,7 @@ int opcost_run(const opcost_config *cfg)
     }
     opcost_report_header(stdout, cfg, &host, &ceiling, cl.n, out_path);
     signal(SIGINT, on_sigint);
+    signal(SIGTERM, on_sigint);
     run_out out;
     memset(&out, 0, sizeof out);
     const int64_t start = opcost_now_ns();
@@ -555,7 +589,8 @@ int opcost_run(const opcost_config *cfg)
                              path->takes_variants ? cfg->variants[v]->name
                                                   : "auto");
                     set_status(row, OPCOST_STATUS_SKIPPED,
-                               "run interrupted (SIGINT) before this point");
+                               "run interrupted (SIGINT or SIGTERM) before "
+                               "this point: not measured");
                 }
             }
             continue;

@@ -76,6 +76,34 @@ static void fill(void *base, int64_t count, rowops_dtype dt, uint64_t *s)
         rowops_store_d(base, i, dt, next_value(s));
 }
 
+/* Input sets a point rotates through: their total at least 2 x LLC when
+ * cold (at least 2, at most OPCOST_MAX_SETS), else one. */
+static size_t sets_for(double set_in, size_t llc_bytes, int cold)
+{
+    if (!cold)
+        return 1;
+    double n = ceil(2.0 * (double)llc_bytes / set_in);
+    n = n < 2 ? 2 : n > OPCOST_MAX_SETS ? OPCOST_MAX_SETS : n;
+    return (size_t)n;
+}
+
+double opcost_workload_bytes(const opcost_case *c, size_t llc_bytes, int cold)
+{
+    /* in double: shape files may hold sizes whose bytes overflow size_t */
+    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    const double es = (double)rowops_dtype_size(c->dtype);
+    const double elems = (double)c->B * ((double)c->N + 3) + 64;
+    const double in_one = elems * es;
+    const double set_in =
+        in_one * (fused ? 2 : 1) +
+        (fused ? (double)c->N * (double)rowops_dtype_size(c->weight_dtype) : 0);
+    const double set_out = (double)c->B * (double)c->N * es * (fused ? 2 : 1);
+    const double inputs = set_in * (double)sets_for(set_in, llc_bytes, cold);
+    /* the kernel path's contiguous copies, its outputs, and the fresh
+     * outputs of up to two PyTorch calls alive at once */
+    return 2 * inputs + 3 * set_out;
+}
+
 int64_t opcost_case_bytes(const opcost_case *c)
 {
     const int64_t es = (int64_t)rowops_dtype_size(c->dtype);
@@ -99,6 +127,14 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
         return -1;
     }
     const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    const double need = opcost_workload_bytes(c, llc_bytes, cold);
+    if (!(need < 0.5 * (double)SIZE_MAX)) {
+        snprintf(err, errlen,
+                 "B = %lld, N = %lld: %.3g bytes of buffers "
+                 "cannot be addressed",
+                 (long long)c->B, (long long)c->N, need);
+        return -1;
+    }
     const size_t es = rowops_dtype_size(c->dtype);
     const size_t in_one =
         round_up((size_t)storage_elems(c->layout, c->B, c->N) * es);
@@ -109,15 +145,7 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
     const size_t out_one = round_up((size_t)(c->B * c->N) * es);
     const size_t set_out =
         out_one * (fused ? 2 : 1) + round_up((size_t)c->B * acc);
-
-    size_t nsets = 1;
-    if (cold) {
-        nsets = (2 * llc_bytes + set_in - 1) / set_in;
-        if (nsets < 2)
-            nsets = 2;
-        if (nsets > OPCOST_MAX_SETS)
-            nsets = OPCOST_MAX_SETS;
-    }
+    const size_t nsets = sets_for(set_in, llc_bytes, cold);
     w->nsets = (int)nsets;
     w->input_bytes = nsets * set_in;
     w->cache = cold && w->input_bytes >= llc_bytes ? OPCOST_CACHE_COLD

@@ -57,6 +57,11 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
 
 void opcost_workload_free(opcost_workload *w);
 
+/* An upper bound of the memory a point needs while it is measured (its
+ * input sets, the kernel path's copies, outputs), in bytes, as a double:
+ * shape files may hold sizes that overflow size_t. */
+double opcost_workload_bytes(const opcost_case *c, size_t llc_bytes, int cold);
+
 /* The call on set `set`: inputs in the original layout, the set's
  * contiguous outputs. */
 rowops_call opcost_workload_call(const opcost_workload *w, int set);
