@@ -55,6 +55,14 @@ if(ROWOPS_WITH_TORCH)
       ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_quick_csv_schema PROPERTIES
     FIXTURES_REQUIRED quick_csv)
+  add_test(NAME opcost_interrupted_run
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/interrupt.sh $<TARGET_FILE:opcost>
+      ${CMAKE_BINARY_DIR})
+  add_test(NAME opcost_refuses_huge_shape
+    COMMAND opcost run --shapes ${CMAKE_SOURCE_DIR}/tests/data/huge.csv
+      --out ${CMAKE_BINARY_DIR}/huge.csv)
+  set_tests_properties(opcost_refuses_huge_shape PROPERTIES
+    PASS_REGULAR_EXPRESSION "huge.csv:3: fused_add_rms_norm B = 100000000000, N = 4096 \\(float32\\) needs .* GiB of buffers, more than 80% of the .* GiB available")
   add_test(NAME opcost_bad_option COMMAND opcost run --threads 0)
   set_tests_properties(opcost_bad_option PROPERTIES
     PASS_REGULAR_EXPRESSION "--threads: must be an integer in 1..1024, got '0'")
