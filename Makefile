@@ -14,6 +14,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
+# libFuzzer seconds per parser in make test (make fuzz: FUZZ_SECONDS=600)
+FUZZ_SECONDS ?= 10
 
 .PHONY: all setup configure build test test-c test-python sanitize bench evidence nightly plots python format clean
 
@@ -49,6 +51,7 @@ sanitize:
 	@cmake --build $(BUILD)-sanitize -j $(JOBS) > /dev/null
 	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -E clang_format
+	@fuzz/run.sh $(FUZZ_SECONDS) $(CURDIR)/$(BUILD)-fuzz
 
 bench: build
 	@$(BUILD)/opcost run $(BENCH_ARGS)

@@ -22,3 +22,12 @@ foreach(t test_stats test_csv test_ceiling)
   target_compile_options(${t} PRIVATE ${OPCOST_WARNINGS})
   add_test(NAME ${t} COMMAND ${t})
 endforeach()
+
+# Malformed shape files and results CSVs: every refusal names file:line.
+add_executable(test_malformed ${PROJECT_SOURCE_DIR}/tests/c/test_malformed.c
+  ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c
+  ${PROJECT_SOURCE_DIR}/tests/c/c_tempdir.c)
+target_link_libraries(test_malformed PRIVATE opcost_shapes opcost_measure
+  rowops_testref)
+target_compile_options(test_malformed PRIVATE ${OPCOST_WARNINGS})
+add_test(NAME test_malformed COMMAND test_malformed)

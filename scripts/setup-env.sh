@@ -19,7 +19,7 @@ log() { echo "[setup] $*" >&2; }
 
 # Debian packages: build tools, Python headers for the embedded interpreter,
 # gnuplot for the plots.
-debs=(cmake make gcc g++ pkg-config gnuplot-nox)
+debs=(cmake make gcc g++ pkg-config gnuplot-nox clang-14 libclang-rt-14-dev)
 # The embedded interpreter needs Python.h and libpython of the interpreter
 # the environment is made from (Debian's python3.11 needs python3-dev).
 python="${OPCOST_PYTHON:-python3}"
