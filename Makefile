@@ -16,8 +16,9 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 # libFuzzer seconds per parser in make test (make fuzz: FUZZ_SECONDS=600)
 FUZZ_SECONDS ?= 10
+FUZZ_ARGS ?=
 
-.PHONY: all setup configure build test test-c test-python sanitize bench evidence nightly plots python format clean
+.PHONY: all setup configure build test test-c test-python sanitize fuzz bench evidence nightly plots python format clean
 
 all: build
 
@@ -51,6 +52,12 @@ sanitize:
 	@cmake --build $(BUILD)-sanitize -j $(JOBS) > /dev/null
 	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -E clang_format
+	@fuzz/run.sh $(FUZZ_SECONDS) $(CURDIR)/$(BUILD)-fuzz
+
+# As long as asked: the kernels' differential fuzzer and both parsers'
+# libFuzzer targets, FUZZ_SECONDS each (e.g. make fuzz FUZZ_SECONDS=3600).
+fuzz: build
+	@$(BUILD)/fuzz_kernels --seconds $(FUZZ_SECONDS) $(FUZZ_ARGS)
 	@fuzz/run.sh $(FUZZ_SECONDS) $(CURDIR)/$(BUILD)-fuzz
 
 bench: build

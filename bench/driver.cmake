@@ -58,6 +58,9 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_interrupted_run
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/interrupt.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})
+  add_test(NAME opcost_cli_errors
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_errors.sh $<TARGET_FILE:opcost>
+      ${CMAKE_BINARY_DIR})
   add_test(NAME opcost_refuses_huge_shape
     COMMAND opcost run --shapes ${CMAKE_SOURCE_DIR}/tests/data/huge.csv
       --out ${CMAKE_BINARY_DIR}/huge.csv)
