@@ -820,22 +820,43 @@ static int parse_field(reader *r, size_t i, opcost_result *row)
     return 0;
 }
 
-int opcost_results_read(const char *path, opcost_result **rows, size_t *n,
-                        char *err, size_t errlen)
+/* One record of the results CSV into *row: fields, then the row rules. */
+static int parse_result(reader *r, void *elem, const void *ctx)
 {
-    *rows = NULL;
+    (void)ctx;
+    opcost_result *row = elem;
+    opcost_result_init(row);
+    int rc = 0;
+    for (size_t i = 0; i < NCOLS && rc == 0; ++i)
+        rc = parse_field(r, i, row);
+    if (rc)
+        return rc;
+    char msg[256];
+    size_t bad;
+    if (check_row(row, &bad, msg, sizeof msg))
+        return fail_at(r, r->fields[bad].line, r->fields[bad].col, "%s", msg);
+    return 0;
+}
+
+/* The one reading loop of both files: the exact header, then records of
+ * exactly ncols fields, each parsed by parse into an array of elem_size
+ * elements grown as needed. *out is malloc'd; NULL and *n = 0 on error. */
+static int read_table(const char *path, const char *const *names, size_t ncols,
+                      size_t elem_size,
+                      int (*parse)(reader *, void *, const void *),
+                      const void *ctx, void **out, size_t *n, char *err,
+                      size_t errlen)
+{
+    *out = NULL;
     *n = 0;
     reader r;
     if (load_file(&r, path, err, errlen)) {
         reader_free(&r);
         return -1;
     }
-    const char *names[NCOLS];
-    for (size_t i = 0; i < NCOLS; ++i)
-        names[i] = columns[i].name;
-    opcost_result *out = NULL;
+    char *elems = NULL;
     size_t count = 0, cap = 0;
-    int rc = check_header(&r, names, NCOLS);
+    int rc = check_header(&r, names, ncols);
     const numeric_scope scope = enter_c_numeric();
     while (rc == 0) {
         const int got = read_record(&r);
@@ -843,40 +864,43 @@ int opcost_results_read(const char *path, opcost_result **rows, size_t *n,
             rc = got;
             break;
         }
-        if ((rc = check_field_count(&r, names, NCOLS)))
+        if ((rc = check_field_count(&r, names, ncols)))
             break;
         if (count == cap) {
-            cap = cap ? 2 * cap : 16;
-            opcost_result *p = realloc(out, cap * sizeof *p);
+            cap = cap ? 2 * cap : 64;
+            char *p = realloc(elems, cap * elem_size);
             if (!p) {
                 rc = oom(&r);
                 break;
             }
-            out = p;
+            elems = p;
         }
-        opcost_result *row = &out[count];
-        opcost_result_init(row);
-        for (size_t i = 0; i < NCOLS && rc == 0; ++i)
-            rc = parse_field(&r, i, row);
-        if (rc)
+        if ((rc = parse(&r, elems + count * elem_size, ctx)))
             break;
-        char msg[256];
-        size_t bad;
-        if (check_row(row, &bad, msg, sizeof msg)) {
-            rc = fail_at(&r, r.fields[bad].line, r.fields[bad].col, "%s", msg);
-            break;
-        }
         ++count;
     }
     leave_c_numeric(scope);
     reader_free(&r);
     if (rc) {
-        free(out);
+        free(elems);
         return -1;
     }
-    *rows = out;
+    *out = elems;
     *n = count;
     return 0;
+}
+
+int opcost_results_read(const char *path, opcost_result **rows, size_t *n,
+                        char *err, size_t errlen)
+{
+    const char *names[NCOLS];
+    for (size_t i = 0; i < NCOLS; ++i)
+        names[i] = columns[i].name;
+    void *out;
+    const int rc = read_table(path, names, NCOLS, sizeof **rows, parse_result,
+                              NULL, &out, n, err, errlen);
+    *rows = out;
+    return rc;
 }
 
 int opcost_results_check_file(const char *path, char *err, size_t errlen)
@@ -1082,6 +1106,18 @@ static int parse_sample(reader *r, const opcost_result *rows, size_t nrows,
     return 0;
 }
 
+/* The rows a sidecar's points must index (parse_sample's context). */
+typedef struct sample_ctx {
+    const opcost_result *rows;
+    size_t nrows;
+} sample_ctx;
+
+static int parse_one_sample(reader *r, void *elem, const void *ctx)
+{
+    const sample_ctx *c = ctx;
+    return parse_sample(r, c->rows, c->nrows, elem);
+}
+
 int opcost_samples_read(const char *csv_path, const opcost_result *rows,
                         size_t nrows, opcost_sample **samples, size_t *n,
                         char *err, size_t errlen)
@@ -1091,43 +1127,11 @@ int opcost_samples_read(const char *csv_path, const opcost_result *rows,
     char path[4096];
     if (opcost_samples_path(csv_path, path, sizeof path, err, errlen))
         return -1;
-    reader r;
-    if (load_file(&r, path, err, errlen)) {
-        reader_free(&r);
-        return -1;
-    }
-    opcost_sample *out = NULL;
-    size_t count = 0, cap = 0;
-    int rc = check_header(&r, sample_columns, NSAMPLE_COLS);
-    const numeric_scope scope = enter_c_numeric();
-    while (rc == 0) {
-        const int got = read_record(&r);
-        if (got <= 0) {
-            rc = got;
-            break;
-        }
-        if ((rc = check_field_count(&r, sample_columns, NSAMPLE_COLS)))
-            break;
-        if (count == cap) {
-            cap = cap ? 2 * cap : 256;
-            opcost_sample *p = realloc(out, cap * sizeof *p);
-            if (!p) {
-                rc = oom(&r);
-                break;
-            }
-            out = p;
-        }
-        if ((rc = parse_sample(&r, rows, nrows, &out[count])))
-            break;
-        ++count;
-    }
-    leave_c_numeric(scope);
-    reader_free(&r);
-    if (rc) {
-        free(out);
-        return -1;
-    }
+    const sample_ctx ctx = {rows, nrows};
+    void *out;
+    const int rc =
+        read_table(path, sample_columns, NSAMPLE_COLS, sizeof **samples,
+                   parse_one_sample, &ctx, &out, n, err, errlen);
     *samples = out;
-    *n = count;
-    return 0;
+    return rc;
 }
