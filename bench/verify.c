@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void opcost_tolerance(rowops_dtype dt, double *rtol, double *atol)
 {
@@ -52,56 +53,81 @@ static int check_row(const char *name, const rowops_tensor *t, int64_t row,
     return 0;
 }
 
-int opcost_verify_outputs(const opcost_workload *w, int set,
+/* The reference of the checked rows of `set`, computed on first use.
+ * Every row up to OPCOST_VERIFY_ALL_ELEMS elements; beyond, rows spread
+ * evenly (the first and last included), so huge points do not spend
+ * seconds in the double-precision reference. */
+static const opcost_expected *expected_for(opcost_workload *w, int set)
+{
+    opcost_expected *e = &w->expected;
+    if (e->set == set && e->eps == w->c.eps)
+        return e;
+    free(e->out);
+    free(e->h);
+    free(e->rstd);
+    memset(e, 0, sizeof *e);
+    e->set = -1;
+    const int64_t n = w->c.N, B = w->c.B;
+    const int fused = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    e->step = B * n <= OPCOST_VERIFY_ALL_ELEMS
+                  ? 1
+                  : (B + OPCOST_VERIFY_ROWS - 1) / OPCOST_VERIFY_ROWS;
+    e->rows = (B + 2 * e->step - 2) / e->step; /* the last row included */
+    e->out = malloc(sizeof(double) * (size_t)(e->rows * n + 1));
+    e->h = fused ? malloc(sizeof(double) * (size_t)(e->rows * n + 1)) : NULL;
+    e->rstd = malloc(sizeof(double) * (size_t)e->rows);
+    if (!e->out || !e->rstd || (fused && !e->h))
+        return NULL;
+    const rowops_call whole = opcost_workload_call(w, set);
+    for (int64_t j = 0; j < e->rows; ++j) {
+        const int64_t row = j * e->step < B ? j * e->step : B - 1;
+        rowops_call c = whole;
+        c.x = row_of(&whole.x, row);
+        if (fused)
+            c.residual = row_of(&whole.residual, row);
+        rowops_reference_f64(&c, e->out + j * n, fused ? e->h + j * n : NULL,
+                             &e->rstd[j]);
+    }
+    e->set = set;
+    e->eps = w->c.eps;
+    return e;
+}
+
+int opcost_verify_outputs(opcost_workload *w, int set,
                           const opcost_outputs *got, char *why, size_t len)
 {
-    const rowops_call whole = opcost_workload_call(w, set);
     const int64_t n = w->c.N;
     const int fused = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    double *out = malloc(sizeof(double) * (size_t)(2 * n + 1));
-    if (!out) {
-        snprintf(why, len, "cannot allocate the reference row");
+    const opcost_expected *e = expected_for(w, set);
+    if (!e) {
+        snprintf(why, len, "cannot allocate the reference rows");
         return 1;
     }
-    double *h = out + n, rstd = 0.0;
     double rtol, atol, rstd_rtol, rstd_atol;
     opcost_tolerance(w->c.dtype, &rtol, &atol);
     opcost_tolerance(w->c.dtype == ROWOPS_F64 ? ROWOPS_F64 : ROWOPS_F32,
                      &rstd_rtol, &rstd_atol);
     int bad = 0;
-    /* Every row up to OPCOST_VERIFY_ALL_ELEMS elements; beyond, rows
-     * spread evenly (the first and last included), so huge points do not
-     * spend seconds per path in the double-precision reference. */
-    const int64_t total = w->c.B * n;
-    const int64_t step =
-        total <= OPCOST_VERIFY_ALL_ELEMS
-            ? 1
-            : (w->c.B + OPCOST_VERIFY_ROWS - 1) / OPCOST_VERIFY_ROWS;
-    for (int64_t k = 0; k < w->c.B + step - 1 && !bad; k += step) {
-        const int64_t row = k < w->c.B ? k : w->c.B - 1;
-        rowops_call c = whole;
-        c.x = row_of(&whole.x, row);
-        if (fused)
-            c.residual = row_of(&whole.residual, row);
-        rowops_reference_f64(&c, out, fused ? h : NULL, &rstd);
-        bad = check_row("out", &got->out, row, out, n, rtol, atol, why, len);
+    for (int64_t j = 0; j < e->rows && !bad; ++j) {
+        const int64_t row = j * e->step < w->c.B ? j * e->step : w->c.B - 1;
+        bad = check_row("out", &got->out, row, e->out + j * n, n, rtol, atol,
+                        why, len);
         if (!bad && fused && got->residual_out.data)
             /* h is x + residual rounded once: exact */
-            bad = check_row("residual_out", &got->residual_out, row, h, n, 0, 0,
-                            why, len);
+            bad = check_row("residual_out", &got->residual_out, row,
+                            e->h + j * n, n, 0, 0, why, len);
         if (!bad && got->rstd.data) {
             const double g = rowops_load_d(
                 got->rstd.data,
                 rowops_index_offset(got->rstd.sizes, got->rstd.strides,
                                     got->rstd.rank, row),
                 got->rstd.dtype);
-            if (!close_enough(g, rstd, rstd_rtol, rstd_atol)) {
+            if (!close_enough(g, e->rstd[j], rstd_rtol, rstd_atol)) {
                 snprintf(why, len, "rstd[%lld] = %.9g, expected %.9g",
-                         (long long)row, g, rstd);
+                         (long long)row, g, e->rstd[j]);
                 bad = 1;
             }
         }
     }
-    free(out);
     return bad;
 }

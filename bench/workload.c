@@ -121,6 +121,7 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
 {
     memset(w, 0, sizeof *w);
     w->c = *c;
+    w->expected.set = -1;
     if (c->B < 1 || c->N < 1) {
         snprintf(err, errlen, "B and N must be >= 1 (got B = %lld, N = %lld)",
                  (long long)c->B, (long long)c->N);
@@ -200,6 +201,9 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
 
 void opcost_workload_free(opcost_workload *w)
 {
+    free(w->expected.out);
+    free(w->expected.h);
+    free(w->expected.rstd);
     free(w->sets);
     free(w->in_mem);
     free(w->out_mem);

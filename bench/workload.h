@@ -36,6 +36,16 @@ typedef struct opcost_set {
     rowops_tensor out, residual_out, rstd;
 } opcost_set;
 
+/* The double-precision reference of the rows verification checks (every
+ * step-th row of one set), computed once per point and shared by every
+ * path's verification (bench/verify.c). */
+typedef struct opcost_expected {
+    int set;                /* -1: not computed */
+    double eps;             /* the eps it was computed with */
+    int64_t step, rows;     /* rows checked: 0, step, 2 step, ..., B - 1 */
+    double *out, *h, *rstd; /* rows x N, rows x N (fused), rows */
+} opcost_expected;
+
 typedef struct opcost_workload {
     opcost_case c;
     int nsets;
@@ -43,6 +53,7 @@ typedef struct opcost_workload {
     opcost_cache_state cache; /* cold when the inputs exceed the LLC */
     size_t input_bytes;       /* all sets' inputs, as allocated */
     void *in_mem, *out_mem;
+    opcost_expected expected;
 } opcost_workload;
 
 /* The most sets a point rotates through. */
