@@ -124,7 +124,7 @@ static int foreign(const run *a, const run *b, char *why, size_t len)
     return 0;
 }
 
-static void test_pair(pair *p, double threshold)
+static void test_pair(pair *p)
 {
     const opcost_result *b = p->base, *n = p->new_;
     p->ratio = p->p = p->p_holm = NAN;
@@ -152,7 +152,6 @@ static void test_pair(pair *p, double threshold)
     p->p = w.p;
     p->se = w.se;
     p->df = w.df;
-    (void)threshold;
 }
 
 static void decide(pair *p, size_t n, double alpha, double threshold)
@@ -197,7 +196,7 @@ static void decide(pair *p, size_t n, double alpha, double threshold)
 typedef struct group {
     const opcost_result *key;
     double *eb, *en; /* per repetition: expected cost per call */
-    int reps_b, reps_n, ok;
+    int ok;
     double base_us, new_us;
     double log_ratio, se, df;
 } group;
@@ -614,7 +613,7 @@ int opcost_compare_main(int argc, char **argv)
         return 2;
     }
     for (size_t i = 0; i < np; ++i)
-        test_pair(&p[i], threshold);
+        test_pair(&p[i]);
     decide(p, np, alpha, threshold);
     if (variants)
         printf("opcost compare: kernel variant %s against %s in %s\n", vb, va,
