@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ceiling.h"
 
+#include "cpu_cache.h"
 #include "timer.h"
 
 #include <errno.h>
@@ -130,82 +131,10 @@ int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
     }
 }
 
-/* ---- Last-level cache size. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    const int ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (!ok)
-        return -1;
-    buf[strcspn(buf, "\n")] = '\0';
-    return 0;
-}
-
-/* "32768K", "1M", "512" -> bytes; 0 if unreadable. */
-static size_t parse_size(const char *s)
-{
-    char *end;
-    errno = 0;
-    const unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return 0;
-    const unsigned shift = *end == 'K'   ? 10
-                           : *end == 'M' ? 20
-                           : *end == 'G' ? 30
-                                         : 0;
-    if ((shift && end[1]) || (!shift && *end))
-        return 0;
-    return (size_t)(v << shift);
-}
-
+/* ---- Last-level cache size: the kernels' detection (one source). */
 size_t opcost_llc_bytes(char *source, size_t len)
 {
-    static const char dir[] = "/sys/devices/system/cpu/cpu0/cache";
-    int best_level = 0, best_index = -1;
-    size_t best = 0;
-    char best_type[32] = "";
-    for (int i = 0; i < 16; ++i) {
-        char path[128], level[32], type[32], size[32];
-        snprintf(path, sizeof path, "%s/index%d/level", dir, i);
-        if (read_line(path, level, sizeof level))
-            continue;
-        snprintf(path, sizeof path, "%s/index%d/type", dir, i);
-        if (read_line(path, type, sizeof type) || !strcmp(type, "Instruction"))
-            continue;
-        snprintf(path, sizeof path, "%s/index%d/size", dir, i);
-        if (read_line(path, size, sizeof size))
-            continue;
-        const int lv = atoi(level);
-        const size_t bytes = parse_size(size);
-        if (bytes && lv > best_level) {
-            best_level = lv;
-            best_index = i;
-            best = bytes;
-            snprintf(best_type, sizeof best_type, "%s", type);
-        }
-    }
-    if (best) {
-        if (source)
-            snprintf(source, len, "sysfs %s/index%d (L%d %s)", dir, best_index,
-                     best_level, best_type);
-        return best;
-    }
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    const long sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (sc > 0) {
-        if (source)
-            snprintf(source, len, "sysconf(_SC_LEVEL3_CACHE_SIZE)");
-        return (size_t)sc;
-    }
-#endif
-    if (source)
-        snprintf(source, len,
-                 "fallback: no LLC size in sysfs or sysconf, "
-                 "assumed 32 MiB");
-    return OPCOST_LLC_FALLBACK_BYTES;
+    return rowops_cpu_llc_bytes(source, len);
 }
 
 /* ---- The threaded probe. */

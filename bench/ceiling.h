@@ -5,6 +5,8 @@
 #ifndef OPCOST_CEILING_H
 #define OPCOST_CEILING_H
 
+#include "cpu_cache.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -16,7 +18,7 @@ extern "C" {
 #define OPCOST_CEILING_TRIALS 10
 #define OPCOST_CEILING_MAX_THREADS 1024
 /* Assumed when neither sysfs nor sysconf reports a last-level cache. */
-#define OPCOST_LLC_FALLBACK_BYTES ((size_t)32 << 20)
+#define OPCOST_LLC_FALLBACK_BYTES ROWOPS_LLC_FALLBACK_BYTES
 
 typedef enum opcost_ceiling_kernel_id {
     OPCOST_CEILING_COPY = 0,

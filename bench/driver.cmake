@@ -14,9 +14,13 @@ if(ROWOPS_WITH_TORCH)
     bench/config.c bench/run.c bench/report.c bench/timing.c
     bench/attribution.c bench/hostinfo.c bench/workload.c bench/verify.c
     bench/variants.c bench/python_embed.c bench/plot.c bench/compare.c
-    bench/significance.c ${OPCOST_PLOT_SOURCES}
+    bench/significance.c bench/targets.c ${OPCOST_PLOT_SOURCES}
     ${OPCOST_PATH_SOURCES})
   target_include_directories(opcost_bench PUBLIC bench bench/paths ops)
+  # The add calibration's bare loops must vectorize as a compiler would at
+  # -O3 (gcc's -O2 cost model leaves the bfloat16 loop scalar).
+  set_source_files_properties(bench/paths/add_kernel.c PROPERTIES
+    COMPILE_OPTIONS "-fvect-cost-model=dynamic")
   target_compile_definitions(opcost_bench PUBLIC
     OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}" _POSIX_C_SOURCE=200809L
     OPCOST_PYTHON_EXECUTABLE="${Python3_EXECUTABLE}"

@@ -5,6 +5,7 @@
 #include "plot.h"
 #include "results_csv.h"
 #include "run.h"
+#include "targets.h"
 #include "variants.h"
 
 #include <dirent.h>
@@ -24,7 +25,9 @@ static void usage(FILE *f)
                "--help)\n"
                "  list     the paths, kernel variants and shape sets\n"
                "  shapes   derive shape distributions from request traces "
-               "(opcost shapes --help)\n");
+               "(opcost shapes --help)\n"
+               "  targets  the CPU performance targets on results CSVs "
+               "(opcost targets --help)\n");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -36,12 +39,14 @@ static int list_main(void)
 {
     printf("paths:\n");
     for (size_t i = 0; i < opcost_path_count(); ++i)
-        printf("  %-28s %s\n", opcost_path_at(i)->name,
+        printf("  %-28s %s%s\n", opcost_path_at(i)->name,
+               opcost_path_at(i)->calibration ? "[run only when named] " : "",
                opcost_path_at(i)->description);
     printf("kernel variants (--variants, for the kernel path):\n");
-    printf("  %-18s %s\n", "auto", "what the eligibility function picks");
+    printf("  %-18s %s\n", "auto", opcost_variant_auto.what);
     for (size_t i = 0; i < opcost_variant_count(); ++i)
-        printf("  %-18s\n", opcost_variant_at(i)->name);
+        printf("  %-18s %s\n", opcost_variant_at(i)->name,
+               opcost_variant_at(i)->what);
     printf("shape sets (--shapes, in %s/shapes):\n", OPCOST_SOURCE_DIR);
     DIR *d = opendir(OPCOST_SOURCE_DIR "/shapes");
     char *names[256];
@@ -147,6 +152,8 @@ int main(int argc, char **argv)
         return check_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "shapes"))
         return opcost_shapes_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "targets"))
+        return opcost_targets_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
         return 0;

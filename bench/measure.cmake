@@ -10,7 +10,7 @@ add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/ceiling.c)
 target_include_directories(opcost_measure PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_options(opcost_measure PRIVATE ${OPCOST_WARNINGS})
-target_link_libraries(opcost_measure PUBLIC m Threads::Threads)
+target_link_libraries(opcost_measure PUBLIC m Threads::Threads rowops_kernels)
 
 # The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
 # and scratch directory (c_tempdir.c, for test_csv).

@@ -27,6 +27,9 @@ typedef struct opcost_path {
     const char *description;
     int takes_variants; /* --variants applies */
     int needs_torch;    /* reaches libtorch through the bridge */
+    /* A calibration path (add-kernel, torch-add-*): times something other
+     * than the op, as a yardstick; run only when --paths names it. */
+    int calibration;
     /* Sets up for r->w (conversions, wrapping). 0 ready; 1 skipped with
      * the reason in why; -1 error in why. */
     int (*prepare)(opcost_path_run *r, char *why, size_t len);

@@ -44,6 +44,11 @@ int opcost_python_start(char *err, size_t errlen)
     const char *exe = getenv("OPCOST_PYTHON");
     if (!exe || !*exe)
         exe = OPCOST_PYTHON_EXECUTABLE;
+#ifdef OPCOST_ROWOPS_LIBRARY
+    /* before the interpreter starts: os.environ is copied at start-up, and
+     * `import rowops` must load the library this driver is linked with */
+    setenv("ROWOPS_LIBRARY", OPCOST_ROWOPS_LIBRARY, 0);
+#endif
     PyConfig config;
     PyConfig_InitPythonConfig(&config);
     config.install_signal_handlers = 0; /* SIGINT stays the driver's */
@@ -60,9 +65,6 @@ int opcost_python_start(char *err, size_t errlen)
         snprintf(err, errlen, "%s", start_error);
         return -1;
     }
-#ifdef OPCOST_ROWOPS_LIBRARY
-    setenv("ROWOPS_LIBRARY", OPCOST_ROWOPS_LIBRARY, 0);
-#endif
     PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
     PyObject *dir = PyUnicode_FromString(OPCOST_SOURCE_DIR "/python");
     if (sys_path && dir)

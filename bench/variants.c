@@ -5,13 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
-const opcost_variant opcost_variant_auto = {"auto", ROWOPS_IMPL_COUNT, NULL, 0};
+const opcost_variant opcost_variant_auto = {
+    "auto", ROWOPS_IMPL_COUNT, NULL, 0, "what the eligibility function picks"};
 
 static const opcost_variant variants[] = {
-    {"cpu_fast_avx2", ROWOPS_IMPL_CPU_FAST_AVX2, rowops_cpu_fast_avx2, 1},
+    {"cpu_fast_avx2", ROWOPS_IMPL_CPU_FAST_AVX2, rowops_cpu_fast_avx2, 1,
+     "AVX2 rows, pipelined passes, ordinary stores"},
+    {"cpu_fast_avx2_nt", ROWOPS_IMPL_CPU_FAST_AVX2_NT, rowops_cpu_fast_avx2_nt,
+     1, "the same with non-temporal stores (outputs beyond the LLC)"},
+    {"cpu_colmajor_avx2", ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
+     rowops_cpu_colmajor_avx2, 2,
+     "AVX2 tiles of column-major (transposed) rows, row-major outputs"},
     {"cpu_fast_portable", ROWOPS_IMPL_CPU_FAST_PORTABLE,
-     rowops_cpu_fast_portable, 1},
-    {"cpu_strided", ROWOPS_IMPL_CPU_STRIDED, rowops_cpu_strided, 0},
+     rowops_cpu_fast_portable, 1, "plain C rows the compiler vectorizes"},
+    {"cpu_strided", ROWOPS_IMPL_CPU_STRIDED, rowops_cpu_strided, 0,
+     "any strides, scalar"},
 };
 
 size_t opcost_variant_count(void)
@@ -61,20 +69,28 @@ void opcost_run_cpu_kernel(opcost_cpu_kernel kernel, const rowops_call *call)
     rowops_bridge_parallel_for(rows, rowops_cpu_grain_rows(n), run_rows, &t);
 }
 
+static int is_avx2(rowops_impl impl)
+{
+    return impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
+           impl == ROWOPS_IMPL_CPU_FAST_AVX2_NT ||
+           impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2;
+}
+
 int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
                           char *why, size_t len)
 {
     if (v == &opcost_variant_auto || !v->fast)
         return 1;
     const rowops_choice c = rowops_choose(call);
-    const int fast_layout = c.impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
-                            c.impl == ROWOPS_IMPL_CPU_FAST_PORTABLE;
-    if (!fast_layout) {
+    const int row_major = c.impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
+                          c.impl == ROWOPS_IMPL_CPU_FAST_AVX2_NT ||
+                          c.impl == ROWOPS_IMPL_CPU_FAST_PORTABLE;
+    const int col_major = c.impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2;
+    if (v->fast == 1 ? !row_major : !col_major) {
         snprintf(why, len, "%s not eligible: %s", v->name, c.reason);
         return 0;
     }
-    if (v->impl == ROWOPS_IMPL_CPU_FAST_AVX2 &&
-        c.impl != ROWOPS_IMPL_CPU_FAST_AVX2) {
+    if (is_avx2(v->impl) && !is_avx2(c.impl)) {
         snprintf(why, len, "%s needs AVX2+FMA+F16C: %s", v->name, c.reason);
         return 0;
     }

@@ -14,7 +14,10 @@ typedef struct opcost_variant {
     const char *name; /* rowops_impl_name(impl), or "auto" */
     rowops_impl impl;
     opcost_cpu_kernel kernel; /* NULL for "auto" */
-    int fast;                 /* needs the fast-path layout conditions */
+    /* Which calls it can run: 0 any layout, 1 the fast path's row-major
+     * layout, 2 the column-major layout (see kernels/eligibility.c). */
+    int fast;
+    const char *what; /* one line for `opcost list` */
 } opcost_variant;
 
 /* "auto": whatever rowops_choose picks for the path's call. */

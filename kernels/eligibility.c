@@ -10,7 +10,17 @@
  *   4. every tensor but rstd: last-dimension stride 1, row stride >= N;
  *   5. every data pointer aligned to the vector width;
  *   6. every leading stride, in bytes, a multiple of the vector width, so
- *      every row starts aligned. Leading dims of size 1 are not checked. */
+ *      every row starts aligned. Leading dims of size 1 are not checked.
+ * On the CPU with AVX2, the fast path streams its stores (cpu_fast_avx2_nt)
+ * when out + residual_out fill at least 1/ROWOPS_STREAM_LLC_DEN of the
+ * last-level cache.
+ *
+ * Column-major rows (CPU, AVX2+FMA+F16C, dtype as in 1., any N): x 2-D with
+ * strides {1, S >= B} (a transposed view), residual with x's sizes and
+ * strides, weight, out and residual_out with unit last-dimension stride and
+ * non-overlapping rows, no output overlapping an input: the column-major
+ * kernel reads the columns once and writes row-major outputs. */
+#include "cpu_cache.h"
 #include "cpu_features.h"
 #include "rowops.h"
 
@@ -35,6 +45,8 @@ const char *rowops_impl_name(rowops_impl impl)
     case ROWOPS_IMPL_CPU_FAST_AVX2: return "cpu_fast_avx2";
     case ROWOPS_IMPL_CPU_FAST_PORTABLE: return "cpu_fast_portable";
     case ROWOPS_IMPL_CUDA_FAST: return "cuda_fast";
+    case ROWOPS_IMPL_CPU_FAST_AVX2_NT: return "cpu_fast_avx2_nt";
+    case ROWOPS_IMPL_CPU_COLMAJOR_AVX2: return "cpu_colmajor_avx2";
     default: return "unknown";
     }
 }
@@ -46,17 +58,23 @@ int64_t rowops_one_pass_limit(rowops_dtype dtype)
     return ROWOPS_ONE_PASS_BYTES / (int64_t)rowops_dtype_size(dtype);
 }
 
-static rowops_choice choice(rowops_impl impl, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* The reason is formatted only when asked for: the kernels' hot path
+ * (rowops_choose_impl) skips the vsnprintf (~0.3 us). */
+static rowops_choice choice(int want_reason, rowops_impl impl, const char *fmt,
+                            ...) __attribute__((format(printf, 3, 4)));
 
-static rowops_choice choice(rowops_impl impl, const char *fmt, ...)
+static rowops_choice choice(int want_reason, rowops_impl impl, const char *fmt,
+                            ...)
 {
     rowops_choice c;
-    va_list ap;
     c.impl = impl;
-    va_start(ap, fmt);
-    vsnprintf(c.reason, sizeof c.reason, fmt, ap);
-    va_end(ap);
+    c.reason[0] = '\0';
+    if (want_reason) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c.reason, sizeof c.reason, fmt, ap);
+        va_end(ap);
+    }
     return c;
 }
 
@@ -119,23 +137,70 @@ static int layout_ok(const named_tensor *nt, int64_t n, int64_t align,
     return 1;
 }
 
-rowops_choice rowops_choose(const rowops_call *call)
+/* Bytes [lo, hi) a descriptor can touch (sizes >= 1 assumed by caller). */
+static void byte_span(const rowops_tensor *t, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t last = 0;
+    for (int d = 0; d < t->rank; ++d)
+        last += (t->sizes[d] - 1) * t->strides[d];
+    const int64_t es = (int64_t)rowops_dtype_size(t->dtype);
+    *lo = (uintptr_t)t->data;
+    *hi = *lo + (uintptr_t)((last + 1) * es);
+}
+
+static int overlaps(const rowops_tensor *a, const rowops_tensor *b)
+{
+    uintptr_t alo, ahi, blo, bhi;
+    byte_span(a, &alo, &ahi);
+    byte_span(b, &blo, &bhi);
+    return alo < bhi && blo < ahi;
+}
+
+static int row_major_ok(const rowops_tensor *t, int64_t n)
+{
+    const int last = t->rank - 1;
+    if (t->sizes[last] > 1 && t->strides[last] != 1)
+        return 0;
+    return t->rank < 2 || t->sizes[last - 1] <= 1 || t->strides[last - 1] >= n;
+}
+
+/* The column-major conditions (see the top); 1 if they all hold. */
+static int colmajor_ok(const rowops_call *c)
+{
+    const rowops_tensor *x = &c->x;
+    if (x->rank != 2 || x->sizes[0] < 2 || x->sizes[1] < 2 ||
+        x->strides[0] != 1 || x->strides[1] < x->sizes[0])
+        return 0;
+    const int64_t n = x->sizes[1];
+    if (!row_major_ok(&c->out, n) || overlaps(&c->out, x))
+        return 0;
+    if (c->op != ROWOPS_OP_FUSED_ADD_RMS_NORM)
+        return 1;
+    const rowops_tensor *r = &c->residual;
+    if (r->rank != 2 || r->strides[0] != 1 || r->strides[1] != x->strides[1])
+        return 0;
+    return row_major_ok(&c->residual_out, n) && row_major_ok(&c->weight, n) &&
+           !overlaps(&c->residual_out, x) && !overlaps(&c->residual_out, r) &&
+           !overlaps(&c->out, r) && !overlaps(&c->out, &c->residual_out);
+}
+
+static rowops_choice choose(const rowops_call *call, int want)
 {
     named_tensor ts[6];
     const int nt = call_tensors(call, ts);
     for (int i = 0; i < nt; ++i)
         if (ts[i].t->rank > ROWOPS_MAX_RANK)
-            return choice(ROWOPS_IMPL_REFERENCE,
+            return choice(want, ROWOPS_IMPL_REFERENCE,
                           "%s has rank %d, beyond the descriptor's %d "
                           "dimensions",
                           ts[i].name, ts[i].t->rank, ROWOPS_MAX_RANK);
     const rowops_device dev = call->x.device;
     if (dev == ROWOPS_DEVICE_OTHER)
-        return choice(ROWOPS_IMPL_REFERENCE,
+        return choice(want, ROWOPS_IMPL_REFERENCE,
                       "device has no rowops kernel; using the reference");
 #ifndef ROWOPS_HAVE_CUDA
     if (dev == ROWOPS_DEVICE_CUDA)
-        return choice(ROWOPS_IMPL_REFERENCE,
+        return choice(want, ROWOPS_IMPL_REFERENCE,
                       "CUDA: library built without CUDA kernels");
 #endif
     const int cuda = dev == ROWOPS_DEVICE_CUDA;
@@ -148,11 +213,18 @@ rowops_choice rowops_choose(const rowops_call *call)
 
     /* 1. dtype */
     if (limit == 0)
-        return choice(strided, "%s strided: %s has no fast kernel", where,
+        return choice(want, strided, "%s strided: %s has no fast kernel", where,
                       rowops_dtype_name(dt));
+    if (!cuda && colmajor_ok(call) &&
+        (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
+            ROWOPS_CPU_FAST_FEATURES)
+        return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
+                      "CPU column-major (AVX2): %s rows at unit stride, "
+                      "columns %lld apart, row-major outputs",
+                      rowops_dtype_name(dt), (long long)call->x.strides[1]);
     /* 2. N range */
     if (n < 1 || n > limit)
-        return choice(strided,
+        return choice(want, strided,
                       "%s strided: N = %lld outside the %s one-pass range "
                       "[1, %lld]",
                       where, (long long)n, rowops_dtype_name(dt),
@@ -162,28 +234,28 @@ rowops_choice rowops_choose(const rowops_call *call)
         cuda ? ROWOPS_CUDA_VECTOR_BYTES : ROWOPS_CPU_VECTOR_BYTES;
     if (cuda) {
         if (call->cuda_arch < ROWOPS_CUDA_MIN_ARCH)
-            return choice(strided,
+            return choice(want, strided,
                           "CUDA strided: compute capability %d.%d is below "
                           "the fast kernel's %d.%d",
                           call->cuda_arch / 10, call->cuda_arch % 10,
                           ROWOPS_CUDA_MIN_ARCH / 10, ROWOPS_CUDA_MIN_ARCH % 10);
         const int64_t vec = align / (int64_t)rowops_dtype_size(dt);
         if (n % vec)
-            return choice(strided,
+            return choice(want, strided,
                           "CUDA strided: N = %lld is not a multiple of the "
                           "%lld-element vector",
                           (long long)n, (long long)vec);
     }
     /* 4-6. layout and alignment of every tensor but rstd (scalar writes) */
     for (int i = 0; i < nt; ++i) {
-        char why[160];
+        char why[160] = "";
         if (ts[i].t == &call->rstd)
             continue;
         if (!layout_ok(&ts[i], n, align, why, sizeof why))
-            return choice(strided, "%s strided: %s", where, why);
+            return choice(want, strided, "%s strided: %s", where, why);
     }
     if (cuda)
-        return choice(ROWOPS_IMPL_CUDA_FAST,
+        return choice(want, ROWOPS_IMPL_CUDA_FAST,
                       "CUDA fast: %s, unit stride, 16-byte aligned rows, "
                       "N = %lld <= %lld, sm_%d",
                       rowops_dtype_name(dt), (long long)n, (long long)limit,
@@ -191,14 +263,36 @@ rowops_choice rowops_choose(const rowops_call *call)
     char feats[64];
     const unsigned have = rowops_cpu_features();
     if ((have & ROWOPS_CPU_FAST_FEATURES) != ROWOPS_CPU_FAST_FEATURES)
-        return choice(ROWOPS_IMPL_CPU_FAST_PORTABLE,
+        return choice(want, ROWOPS_IMPL_CPU_FAST_PORTABLE,
                       "CPU fast (portable): eligible, but the CPU lacks "
                       "AVX2+FMA+F16C (has %s)",
                       rowops_cpu_features_text(have, feats, sizeof feats));
-    return choice(ROWOPS_IMPL_CPU_FAST_AVX2,
+    const double out_bytes = (double)rowops_tensor_rows(&call->x) * (double)n *
+                             (double)rowops_dtype_size(dt) *
+                             (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM ? 2 : 1);
+    const double llc = (double)rowops_cpu_llc_bytes_cached();
+    if (out_bytes * ROWOPS_STREAM_LLC_DEN >= llc)
+        return choice(want, ROWOPS_IMPL_CPU_FAST_AVX2_NT,
+                      "CPU fast (AVX2, streaming stores): %s, unit stride, "
+                      "32-byte aligned rows, N = %lld <= %lld, outputs "
+                      "%.1f MiB >= 1/%d of the %.0f MiB last-level cache",
+                      rowops_dtype_name(dt), (long long)n, (long long)limit,
+                      out_bytes / 1048576.0, ROWOPS_STREAM_LLC_DEN,
+                      llc / 1048576.0);
+    return choice(want, ROWOPS_IMPL_CPU_FAST_AVX2,
                   "CPU fast (AVX2): %s, unit stride, 32-byte aligned rows, "
                   "N = %lld <= %lld",
                   rowops_dtype_name(dt), (long long)n, (long long)limit);
+}
+
+rowops_choice rowops_choose(const rowops_call *call)
+{
+    return choose(call, 1);
+}
+
+rowops_impl rowops_choose_impl(const rowops_call *call)
+{
+    return choose(call, 0).impl;
 }
 
 rowops_choice rowops_choose_backward(const rowops_backward_call *call)
@@ -212,21 +306,21 @@ rowops_choice rowops_choose_backward(const rowops_backward_call *call)
         "grad_h"};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; ++i)
         if (ts[i]->rank > ROWOPS_MAX_RANK)
-            return choice(ROWOPS_IMPL_REFERENCE,
+            return choice(1, ROWOPS_IMPL_REFERENCE,
                           "backward: %s has rank %d, beyond the descriptor's "
                           "%d dimensions",
                           names[i], ts[i]->rank, ROWOPS_MAX_RANK);
     switch (call->h.device) {
     case ROWOPS_DEVICE_CPU:
-        return choice(ROWOPS_IMPL_CPU_STRIDED,
+        return choice(1, ROWOPS_IMPL_CPU_STRIDED,
                       "CPU strided backward: %s, any strides",
                       rowops_dtype_name(call->h.dtype));
     case ROWOPS_DEVICE_CUDA:
-        return choice(ROWOPS_IMPL_REFERENCE,
+        return choice(1, ROWOPS_IMPL_REFERENCE,
                       "CUDA backward: no CUDA backward kernel yet; using the "
                       "reference");
     default:
-        return choice(ROWOPS_IMPL_REFERENCE,
+        return choice(1, ROWOPS_IMPL_REFERENCE,
                       "device has no rowops backward kernel; using the "
                       "reference");
     }

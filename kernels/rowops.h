@@ -52,6 +52,8 @@ typedef enum rowops_impl {
     ROWOPS_IMPL_CPU_FAST_AVX2 = 3,
     ROWOPS_IMPL_CPU_FAST_PORTABLE = 4,
     ROWOPS_IMPL_CUDA_FAST = 5,
+    ROWOPS_IMPL_CPU_FAST_AVX2_NT = 6,
+    ROWOPS_IMPL_CPU_COLMAJOR_AVX2 = 7,
     ROWOPS_IMPL_COUNT
 } rowops_impl;
 
@@ -67,6 +69,11 @@ typedef struct rowops_choice {
 /* A row of h is kept in L1/L2 (CPU) or registers (CUDA) between the
  * reduction and the scaling; 128 KiB per row bounds N per dtype. */
 #define ROWOPS_ONE_PASS_BYTES 131072
+/* The AVX2 kernel streams its outputs past the cache (non-temporal stores)
+ * when out + residual_out are at least this fraction (1/DEN) of the
+ * last-level cache: they would be evicted before the next op reads them,
+ * and streaming saves reading each destination line first. */
+#define ROWOPS_STREAM_LLC_DEN 2
 
 /* The largest N the one-pass fast kernels accept for a dtype (0: none). */
 int64_t rowops_one_pass_limit(rowops_dtype dtype);
@@ -77,6 +84,9 @@ const char *rowops_impl_name(rowops_impl impl);
 /* The one place that picks an implementation. Pure: reads only the
  * descriptors (never the data) and the detected machine features. */
 rowops_choice rowops_choose(const rowops_call *call);
+
+/* The same choice without the reason text (the kernels' hot path). */
+rowops_impl rowops_choose_impl(const rowops_call *call);
 
 /* Checks the descriptors of a call against the contract (shapes, dtypes,
  * devices, eps). Returns 0 if valid, else writes a message naming the
@@ -94,6 +104,15 @@ void rowops_cpu_strided(const rowops_call *call, int64_t row_begin,
 void rowops_cpu_fast_avx2(const rowops_call *call, int64_t row_begin,
                           int64_t row_end);
 void rowops_cpu_fast_portable(const rowops_call *call, int64_t row_begin,
+                              int64_t row_end);
+/* The AVX2 kernel with non-temporal stores of out and residual_out: for
+ * calls whose outputs exceed the last-level cache (ROWOPS_STREAM_*). */
+void rowops_cpu_fast_avx2_nt(const rowops_call *call, int64_t row_begin,
+                             int64_t row_end);
+/* Rows stored column-major (x.strides = {1, S}, S >= B, 2-D): reads x and
+ * residual in tiles of rows along the columns, writes row-major outputs
+ * (kernels/cpu_colmajor_avx2.c). */
+void rowops_cpu_colmajor_avx2(const rowops_call *call, int64_t row_begin,
                               int64_t row_end);
 
 /* Fast CUDA kernel (16-byte vectors, row kept in registers), for calls the

@@ -53,7 +53,7 @@ at::Tensor rms_norm_rows_backward(const at::Tensor &grad_y,
 {
     check_rms_norm_rows_backward("rowops.rms_norm_rows_backward", grad_y,
                                  grad_rstd, x, rstd);
-    at::Tensor grad_x = empty_output(x);
+    at::Tensor grad_x = kernel_output(x);
     if (x.numel() == 0)
         return grad_x;
     const rowops_backward_call call =
@@ -78,7 +78,7 @@ fused_add_rms_norm_backward(const at::Tensor &grad_out,
                                       grad_out, grad_residual_out, grad_rstd,
                                       residual_out, weight, rstd);
     const at::Tensor &h = residual_out;
-    at::Tensor grad_h = empty_output(h);
+    at::Tensor grad_h = kernel_output(h);
     at::Tensor grad_weight = empty_output(weight);
     if (h.numel() == 0) {
         grad_weight.zero_(); // a sum over no rows

@@ -100,6 +100,18 @@ void call_native(rowops_op o, const Tensor &x, const Tensor *residual,
     res->count = 2;
 }
 
+// torch.add, the calibration of per-call cost: h = x + residual, as at::add
+// rounds it (exactly the op's residual_out).
+void call_torch_add(rowops_op o, const Tensor &x, const Tensor *residual,
+                    rowops_bridge_result *res)
+{
+    TORCH_CHECK(o == ROWOPS_OP_FUSED_ADD_RMS_NORM && residual,
+                "rowops_bridge_call: the add route needs the fused op's "
+                "residual");
+    set_output(res, 0, at::add(x, *residual));
+    res->count = 1;
+}
+
 } // namespace
 
 extern "C" {
@@ -110,6 +122,7 @@ const char *rowops_bridge_route_name(rowops_bridge_route route)
     case ROWOPS_BRIDGE_ROWOPS: return "rowops";
     case ROWOPS_BRIDGE_REFERENCE: return "reference";
     case ROWOPS_BRIDGE_NATIVE: return "native";
+    case ROWOPS_BRIDGE_TORCH_ADD: return "torch-add";
     default: return "unknown";
     }
 }
@@ -182,6 +195,7 @@ int rowops_bridge_call(rowops_bridge_route route, rowops_op o,
             call_rowops(true, o, x->t, r, w, eps, res);
             break;
         case ROWOPS_BRIDGE_NATIVE: call_native(o, x->t, r, w, eps, res); break;
+        case ROWOPS_BRIDGE_TORCH_ADD: call_torch_add(o, x->t, r, res); break;
         default:
             TORCH_CHECK(false, "rowops_bridge_call: unknown route ",
                         static_cast<int>(route));

@@ -43,11 +43,12 @@ rowops_tensor describe(const at::Tensor &t)
     d.data = t.data_ptr();
     d.dtype = to_rowops_dtype(t.scalar_type());
     d.device = to_rowops_device(t.device());
-    d.rank = static_cast<int>(t.dim());
+    const at::IntArrayRef sizes = t.sizes(), strides = t.strides();
+    d.rank = static_cast<int>(sizes.size());
     if (d.rank <= ROWOPS_MAX_RANK) {
         for (int i = 0; i < d.rank; ++i) {
-            d.sizes[i] = t.size(i);
-            d.strides[i] = t.stride(i);
+            d.sizes[i] = sizes[i];
+            d.strides[i] = strides[i];
         }
     }
     return d;

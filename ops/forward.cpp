@@ -1,5 +1,6 @@
 #include "forward.h"
 #include "backward.h"
+#include "block_cache.h"
 #include "descriptor.h"
 #include "outputs.h"
 #include "reference.h"
@@ -55,9 +56,9 @@ thread_local rowops_impl last_impl = ROWOPS_IMPL_COUNT;
 bool run_kernel(rowops_call &call, const at::Tensor &x)
 {
     call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;
-    const rowops_choice choice = rowops_choose(&call);
-    last_impl = choice.impl;
-    switch (choice.impl) {
+    const rowops_impl impl = rowops_choose_impl(&call);
+    last_impl = impl;
+    switch (impl) {
     case ROWOPS_IMPL_CPU_STRIDED:
         run_cpu(call, rowops_cpu_strided);
         return true;
@@ -67,8 +68,14 @@ bool run_kernel(rowops_call &call, const at::Tensor &x)
     case ROWOPS_IMPL_CPU_FAST_PORTABLE:
         run_cpu(call, rowops_cpu_fast_portable);
         return true;
+    case ROWOPS_IMPL_CPU_FAST_AVX2_NT:
+        run_cpu(call, rowops_cpu_fast_avx2_nt);
+        return true;
+    case ROWOPS_IMPL_CPU_COLMAJOR_AVX2:
+        run_cpu(call, rowops_cpu_colmajor_avx2);
+        return true;
     case ROWOPS_IMPL_REFERENCE: return false;
-    default: run_cuda(call, choice.impl, x); return true;
+    default: run_cuda(call, impl, x); return true;
     }
 }
 
@@ -78,8 +85,8 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_rows(const at::Tensor &x,
                                                  double eps)
 {
     check_rms_norm_rows("rowops.rms_norm_rows", x, eps);
-    at::Tensor y = empty_output(x);
-    at::Tensor rstd = empty_rstd(x);
+    at::Tensor y = kernel_output(x);
+    at::Tensor rstd = kernel_rstd(x);
     if (x.numel() == 0 && rstd.numel() == 0)
         return {y, rstd};
     rowops_call call = make_rms_norm_rows_call(x, eps, y, rstd);
@@ -97,9 +104,9 @@ fused_add_rms_norm(const at::Tensor &x, const at::Tensor &residual,
 {
     check_fused_add_rms_norm("rowops.fused_add_rms_norm", x, residual, weight,
                              eps);
-    at::Tensor out = empty_output(x);
-    at::Tensor h = empty_output(x);
-    at::Tensor rstd = empty_rstd(x);
+    at::Tensor out = kernel_output(x);
+    at::Tensor h = kernel_output(x);
+    at::Tensor rstd = kernel_rstd(x);
     if (x.numel() == 0 && rstd.numel() == 0)
         return {out, h, rstd};
     rowops_call call = make_fused_call(x, residual, weight, eps, out, h, rstd);
@@ -121,7 +128,7 @@ void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
     if (x.numel() == 0)
         return;
     // rstd is not returned by the in-place form; it is scratch.
-    at::Tensor rstd = empty_rstd(x);
+    at::Tensor rstd = kernel_rstd(x);
     rowops_call call =
         make_fused_call(x, residual, weight, eps, x, residual, rstd);
     if (!run_kernel(call, x)) {
@@ -217,6 +224,10 @@ TORCH_LIBRARY_FRAGMENT(rowops, m)
 {
     m.def("_last_dispatch() -> str", &last_dispatch);
     m.def("_force_cpu_features(int mask) -> int", &force_cpu_features);
+    // The large-output block cache (block_cache.h): release it, read it.
+    m.def("_empty_cpu_cache() -> int", &block_cache_release);
+    m.def("_cpu_cache_held() -> int", &block_cache_held);
+    m.def("_kernel_output(Tensor like) -> Tensor", &kernel_output);
 }
 
 } // namespace rowops

@@ -22,13 +22,18 @@ typedef enum rowops_bridge_route {
     ROWOPS_BRIDGE_REFERENCE = 1,
     /* PyTorch's own ops: at::add, then at::rms_norm; out made contiguous */
     ROWOPS_BRIDGE_NATIVE = 2,
+    /* Calibration, fused op only: at::add(x, residual) through the
+     * dispatcher (h = residual_out alone), the per-call cost PyTorch's own
+     * smallest op pays from C++ */
+    ROWOPS_BRIDGE_TORCH_ADD = 3,
     ROWOPS_BRIDGE_ROUTE_COUNT
 } rowops_bridge_route;
 
 const char *rowops_bridge_route_name(rowops_bridge_route route);
 
 /* The outputs of one call: out/y, residual_out (fused), rstd (absent for
- * the native route), each as a handle and a descriptor. Reusing a result
+ * the native route; the add routes return h alone, in slot 0), each as a
+ * handle and a descriptor. Reusing a result
  * releases the previous call's tensors, as a model frees its activations. */
 typedef struct rowops_bridge_result {
     rowops_bridge_tensor *handle[3];

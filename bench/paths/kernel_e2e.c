@@ -21,10 +21,9 @@ static int e2e_prepare(opcost_path_run *r, char *why, size_t len)
 static int e2e_run(opcost_path_run *r, int set, char *err, size_t len)
 {
     const rowops_call c = opcost_workload_call(r->w, set);
-    const rowops_choice choice = rowops_choose(&c);
-    const opcost_cpu_kernel k = opcost_cpu_kernel_of(choice.impl);
+    const opcost_cpu_kernel k = opcost_cpu_kernel_of(rowops_choose_impl(&c));
     if (!k) {
-        snprintf(err, len, "no C kernel: %s", choice.reason);
+        snprintf(err, len, "no C kernel: %s", rowops_choose(&c).reason);
         return -1;
     }
     opcost_run_cpu_kernel(k, &c);

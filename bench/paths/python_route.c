@@ -51,10 +51,22 @@ static int from_spec(PyObject *spec, rowops_tensor *t)
     return 0;
 }
 
+/* torch-add-python: the calibration path, h alone (one output). */
+static int is_add_path(const opcost_path_run *r)
+{
+    return strcmp(r->path->name, "torch-add-python") == 0;
+}
+
 int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
 {
     if (opcost_python_start(why, len))
         return 1; /* no interpreter: skipped, with the reason */
+    const opcost_workload *w = r->w;
+    const int fused = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    if (is_add_path(r) && !fused) {
+        snprintf(why, len, "torch.add calibration: fused_add_rms_norm only");
+        return 1;
+    }
     python_state *s = PyMem_Calloc(1, sizeof *s);
     if (!s) {
         snprintf(why, len, "out of memory");
@@ -62,8 +74,6 @@ int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
     }
     r->priv = s;
     s->compile_ms = NAN;
-    const opcost_workload *w = r->w;
-    const int fused = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     PyObject *sets = PyList_New(w->nsets);
     for (int i = 0; sets && i < w->nsets; ++i) {
         const opcost_set *set = &w->sets[i];
@@ -99,6 +109,7 @@ int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
     snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
              strstr(r->path->name, "reference")    ? "aten composite"
              : strstr(r->path->name, "decomposed") ? "inductor kernel"
+             : is_add_path(r)                      ? "torch.add (dispatcher)"
                                                    : "dispatcher");
     return 0;
 }
@@ -125,7 +136,7 @@ int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len)
     memset(&o, 0, sizeof o);
     rowops_tensor t[3];
     const Py_ssize_t n = PyList_Size(specs);
-    int bad = n < 2 || n > 3;
+    int bad = is_add_path(r) ? n != 1 : n < 2 || n > 3;
     for (Py_ssize_t i = 0; !bad && i < n; ++i)
         bad = from_spec(PyList_GET_ITEM(specs, i), &t[i]) != 0;
     Py_DECREF(specs);
@@ -134,11 +145,14 @@ int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len)
         snprintf(why, len, "unexpected outputs (%zd)", n);
         return 1;
     }
-    o.out = t[0];
-    if (n == 3) {
+    if (n == 1) {
+        o.residual_out = t[0];
+    } else if (n == 3) {
+        o.out = t[0];
         o.residual_out = t[1];
         o.rstd = t[2];
     } else {
+        o.out = t[0];
         o.rstd = t[1];
     }
     if (strcmp(r->dispatch_path, "dispatcher") == 0) {

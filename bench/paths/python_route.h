@@ -18,11 +18,17 @@ void opcost_python_annotate(opcost_path_run *r, char *note, size_t len);
 
 /* Defines a path of this family: one line per path file. */
 #define OPCOST_PYTHON_PATH(ident, path_name, text)                             \
+    OPCOST_PYTHON_PATH_OF(ident, path_name, text, 0)
+
+/* The same, saying whether it is a calibration path (run only when named).
+ */
+#define OPCOST_PYTHON_PATH_OF(ident, path_name, text, is_calibration)          \
     const opcost_path ident = {                                                \
         .name = path_name,                                                     \
         .description = text,                                                   \
         .takes_variants = 0,                                                   \
         .needs_torch = 1,                                                      \
+        .calibration = is_calibration,                                         \
         .prepare = opcost_python_prepare,                                      \
         .run = opcost_python_run,                                              \
         .verify = opcost_python_verify,                                        \

@@ -14,6 +14,10 @@ extern const opcost_path opcost_path_compiled_python;
 extern const opcost_path opcost_path_compiled_python_reference;
 extern const opcost_path opcost_path_compiled_python_decomposed;
 extern const opcost_path opcost_path_compiled_aoti;
+extern const opcost_path opcost_path_add_kernel;
+extern const opcost_path opcost_path_torch_add_cpp;
+extern const opcost_path opcost_path_torch_add_python;
+extern const opcost_path opcost_path_distributed;
 
 static const opcost_path *const paths[] = {
     &opcost_path_kernel,
@@ -27,6 +31,10 @@ static const opcost_path *const paths[] = {
     &opcost_path_compiled_python_reference,
     &opcost_path_compiled_python_decomposed,
     &opcost_path_compiled_aoti,
+    &opcost_path_add_kernel,
+    &opcost_path_torch_add_cpp,
+    &opcost_path_torch_add_python,
+    &opcost_path_distributed,
 };
 
 size_t opcost_path_count(void)

@@ -14,6 +14,11 @@ int opcost_torch_prepare(opcost_path_run *r, rowops_bridge_route route,
                          char *why, size_t len)
 {
     opcost_workload *w = r->w;
+    if (opcost_torch_route_is_add(route) &&
+        w->c.op != ROWOPS_OP_FUSED_ADD_RMS_NORM) {
+        snprintf(why, len, "torch.add calibration: fused_add_rms_norm only");
+        return 1;
+    }
     torch_state *s = calloc(1, sizeof *s);
     if (!s)
         goto oom;
@@ -39,7 +44,8 @@ int opcost_torch_prepare(opcost_path_run *r, rowops_bridge_route route,
              route == ROWOPS_BRIDGE_NATIVE ? "aten add + rms_norm"
              : route == ROWOPS_BRIDGE_REFERENCE
                  ? "rowops reference (aten composite)"
-                 : "dispatcher");
+             : route == ROWOPS_BRIDGE_TORCH_ADD ? "aten add (dispatcher)"
+                                                : "dispatcher");
     return 0;
 oom:
     snprintf(why, len, "cannot allocate tensor handles for %d sets", w->nsets);
@@ -62,6 +68,10 @@ int opcost_torch_verify(opcost_path_run *r, int set, char *why, size_t len)
     memset(&o, 0, sizeof o);
     const rowops_tensor *d = s->result.desc;
     const int count = s->result.count;
+    if (opcost_torch_route_is_add(s->route)) {
+        o.residual_out = d[0]; /* h only */
+        return opcost_verify_outputs(r->w, set, &o, why, len);
+    }
     o.out = d[0];
     if (s->route == ROWOPS_BRIDGE_NATIVE) {
         if (fused)

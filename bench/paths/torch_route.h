@@ -8,6 +8,12 @@
 #include "path.h"
 #include "rowops_bridge.h"
 
+/* The torch.add calibration route (h alone, fused op only). */
+static inline int opcost_torch_route_is_add(rowops_bridge_route route)
+{
+    return route == ROWOPS_BRIDGE_TORCH_ADD;
+}
+
 int opcost_torch_prepare(opcost_path_run *r, rowops_bridge_route route,
                          char *why, size_t len);
 int opcost_torch_run(opcost_path_run *r, int set, char *err, size_t len);
@@ -19,7 +25,8 @@ int opcost_torch_convert_x(opcost_path_run *r, int set, char *err, size_t len);
 void opcost_torch_release(opcost_path_run *r);
 
 /* Defines a path of this family reaching torch through `route`, with its
- * conversion hook (or NULL): one line per path file. */
+ * conversion hook (or NULL): one line per path file. Calibration paths
+ * (the torch.add route) are run only when named. */
 #define OPCOST_TORCH_PATH(ident, path_name, route, convert_fn, text)           \
     static int prepare_##ident(opcost_path_run *r, char *why, size_t len)      \
     {                                                                          \
@@ -30,6 +37,7 @@ void opcost_torch_release(opcost_path_run *r);
         .description = text,                                                   \
         .takes_variants = 0,                                                   \
         .needs_torch = 1,                                                      \
+        .calibration = (route) == ROWOPS_BRIDGE_TORCH_ADD,                     \
         .prepare = prepare_##ident,                                            \
         .run = opcost_torch_run,                                               \
         .verify = opcost_torch_verify,                                         \

@@ -32,9 +32,27 @@ torch.ops.load_library(str(LIBRARY_PATH))
 from . import boundary, nn, reference  # noqa: E402
 from ._dispatch import Dispatch, explain_dispatch  # noqa: E402
 from ._ops import fused_add_rms_norm, fused_add_rms_norm_, rms_norm_rows  # noqa: E402
+from . import _ops  # noqa: E402
+
+_ops._use_fast(LIBRARY_PATH)
+try:  # DTensor sharding rules; absent where torch lacks torch.distributed
+    from . import distributed  # noqa: E402,F401
+except ImportError:
+    distributed = None
+
+
+
+def empty_cache() -> int:
+    """Frees the CPU output blocks rowops keeps for reuse (outputs of 4 KiB
+    and more, at most 64 blocks; ROWOPS_CPU_BLOCK_CACHE_MB caps their
+    bytes, 1024 by default, 0 turns the cache off). Returns the bytes
+    released."""
+    return torch.ops.rowops._empty_cpu_cache()
+
 
 __all__ = [
     "Dispatch",
+    "empty_cache",
     "boundary",
     "nn",
     "LIBRARY_PATH",

@@ -11,8 +11,10 @@
  * checked and inputs are compared with a saved copy (stray writes).
  *
  * Kernels run: cpu_strided always, cpu_fast_portable when rowops_choose
- * picks a fast path, cpu_fast_avx2 when it does and the CPU has
- * AVX2+FMA+F16C (as tests/c/test_kernels.c decides). Each runs on fresh
+ * picks a fast path, cpu_fast_avx2 and cpu_fast_avx2_nt when it does and
+ * the CPU has AVX2+FMA+F16C (as tests/c/test_kernels.c decides),
+ * cpu_colmajor_avx2 when it picks that kernel. One case in ten aims at
+ * the column-major kernel, four at the row-major fast path. Each runs on fresh
  * NaN-poisoned outputs, sometimes split into two row ranges as a thread pool
  * would, and is compared with rowops_reference_f64 under c_rtol/c_atol.
  * The in-place form (out = x, residual_out = residual) must give the same
@@ -323,8 +325,12 @@ static void set_1d(gtensor *g, const char *name, rowops_dtype dt, layout lay,
     g->tight = fast ? 2 : (int)rng_below(s, 2);
 }
 
+/* fast: 1 aims at the row-major fast path, 2 at the column-major kernel
+ * (inputs transposed, outputs row-major). */
 static layout pick_2d_layout(uint64_t *s, int input, int fast)
 {
+    if (fast == 2)
+        return input ? L_TRANSPOSED : rng_below(s, 4) ? L_CONTIG : L_ROW_PAD;
     if (fast)
         return rng_below(s, 4) ? L_CONTIG : L_ROW_PAD;
     const int64_t r = rng_below(s, 10);
@@ -376,16 +382,18 @@ static void make_case(fcase *c, uint64_t *s)
     memset(c, 0, sizeof *c);
     c->op = (rowops_op)rng_below(s, 2);
     c->dt = dts[rng_below(s, 4)];
-    /* Two cases in five aim at the fast path: 16/32-bit dtype, aligned
+    /* Four cases in ten aim at the fast path: 16/32-bit dtype, aligned
      * unit-stride rows whose strides are whole vectors (N a multiple of
-     * the vector, or a single row of any N). */
-    const int fast = rng_below(s, 5) < 2;
+     * the vector, or a single row of any N); one at the column-major
+     * kernel (16/32-bit, transposed inputs, row-major outputs). */
+    const int aim = (int)rng_below(s, 10);
+    const int fast = aim < 4 ? 1 : aim < 5 ? 2 : 0;
     if (fast && c->dt == ROWOPS_F64)
         c->dt = ROWOPS_F32;
     c->wdt = rng_below(s, 2) ? ROWOPS_F32 : c->dt;
     c->N = pick_n(s, c->dt);
     c->B = pick_b(s);
-    if (fast) {
+    if (fast == 1) {
         const int64_t vec =
             ROWOPS_CPU_VECTOR_BYTES / (int64_t)rowops_dtype_size(c->dt);
         if (rng_below(s, 3) == 0)
@@ -519,23 +527,29 @@ static void on_fault(int sig)
 
 typedef void (*kernel_fn)(const rowops_call *, int64_t, int64_t);
 
-enum { K_STRIDED, K_AVX2, K_PORTABLE, K_COUNT };
-static const char *kernel_names[K_COUNT] = {"cpu_strided", "cpu_fast_avx2",
-                                            "cpu_fast_portable"};
+enum { K_STRIDED, K_AVX2, K_AVX2_NT, K_PORTABLE, K_COLMAJOR, K_COUNT };
+static const char *kernel_names[K_COUNT] = {
+    "cpu_strided", "cpu_fast_avx2", "cpu_fast_avx2_nt", "cpu_fast_portable",
+    "cpu_colmajor_avx2"};
 static const kernel_fn kernel_fns[K_COUNT] = {
-    rowops_cpu_strided, rowops_cpu_fast_avx2, rowops_cpu_fast_portable};
+    rowops_cpu_strided, rowops_cpu_fast_avx2, rowops_cpu_fast_avx2_nt,
+    rowops_cpu_fast_portable, rowops_cpu_colmajor_avx2};
 
 static int kernel_allowed(int k, const rowops_call *call)
 {
     if (k == K_STRIDED)
         return 1;
     const rowops_impl impl = rowops_choose(call).impl;
+    const int avx2 = (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
+                     ROWOPS_CPU_FAST_FEATURES;
+    if (k == K_COLMAJOR)
+        return impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2 && avx2;
     if (impl != ROWOPS_IMPL_CPU_FAST_AVX2 &&
+        impl != ROWOPS_IMPL_CPU_FAST_AVX2_NT &&
         impl != ROWOPS_IMPL_CPU_FAST_PORTABLE)
         return 0;
-    if (k == K_AVX2)
-        return (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
-               ROWOPS_CPU_FAST_FEATURES;
+    if (k == K_AVX2 || k == K_AVX2_NT)
+        return avx2;
     return 1;
 }
 

@@ -31,6 +31,14 @@ static void run_fast_avx2(const rowops_call *c)
     rowops_cpu_fast_avx2(c, 0, rowops_tensor_rows(&c->x));
 }
 
+/* Streaming stores, split as a thread pool would. */
+static void run_fast_avx2_nt(const rowops_call *c)
+{
+    const int64_t rows = rowops_tensor_rows(&c->x);
+    rowops_cpu_fast_avx2_nt(c, rows / 2, rows);
+    rowops_cpu_fast_avx2_nt(c, 0, rows / 2);
+}
+
 static void run_fast_portable(const rowops_call *c)
 {
     const int64_t rows = rowops_tensor_rows(&c->x);
@@ -48,6 +56,7 @@ static const struct {
     {"cpu_strided", run_strided_whole, 0},
     {"cpu_strided/split", run_strided_split, 0},
     {"cpu_fast_avx2", run_fast_avx2, 1},
+    {"cpu_fast_avx2_nt/split", run_fast_avx2_nt, 1},
     {"cpu_fast_portable/split", run_fast_portable, 1},
 };
 
@@ -82,9 +91,12 @@ static void check_one(size_t k, rowops_op op, rowops_dtype dt, rowops_dtype wdt,
         const int avx2_ok =
             (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
             ROWOPS_CPU_FAST_FEATURES;
+        const int avx2_kernel = kernels[k].run == run_fast_avx2 ||
+                                kernels[k].run == run_fast_avx2_nt;
         if ((impl != ROWOPS_IMPL_CPU_FAST_AVX2 &&
+             impl != ROWOPS_IMPL_CPU_FAST_AVX2_NT &&
              impl != ROWOPS_IMPL_CPU_FAST_PORTABLE) ||
-            (kernels[k].run == run_fast_avx2 && !avx2_ok)) {
+            (avx2_kernel && !avx2_ok)) {
             c_sample_free(&s);
             return;
         }
@@ -179,6 +191,62 @@ static void check_special_values(void)
     c_sample_free(&s);
 }
 
+/* The AVX2 kernels round bfloat16 without NaN handling and hand rows with
+ * a non-finite sum (or all rows, for a non-finite weight) to the strided
+ * kernel: their outputs must be the strided kernel's, bit for bit, in
+ * place too. */
+static void check_bf16_nonfinite(void)
+{
+    if ((rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) !=
+        ROWOPS_CPU_FAST_FEATURES) {
+        printf("SKIP bf16 non-finite rows: no AVX2+FMA+F16C\n");
+        return;
+    }
+    static void (*const kernels_nt[])(const rowops_call *, int64_t, int64_t) = {
+        rowops_cpu_fast_avx2, rowops_cpu_fast_avx2_nt};
+    const int64_t B = 4, N = 48;
+    for (int weight_case = 0; weight_case < 3; ++weight_case)
+        for (size_t k = 0; k < 2; ++k)
+            for (int inplace = 0; inplace < 2; ++inplace) {
+                c_sample a, b;
+                for (int t = 0; t < 2; ++t) {
+                    c_sample *s = t ? &b : &a;
+                    /* float32 weights: a NaN payload with all low bits
+                     * set would round up into -0.0 without the check */
+                    c_sample_make(s, ROWOPS_OP_FUSED_ADD_RMS_NORM, ROWOPS_BF16,
+                                  weight_case ? ROWOPS_F32 : ROWOPS_BF16,
+                                  C_CONTIGUOUS, B, N, inplace, 77);
+                    uint16_t *x = s->call.x.data, *r = s->call.residual.data;
+                    x[0 * N + 5] = 0x7fc1u;  /* NaN with a payload */
+                    x[1 * N + 20] = 0x7f80u; /* +Inf */
+                    r[1 * N + 20] = 0xff80u; /* -Inf: Inf - Inf = NaN */
+                    x[2 * N + 47] = 0x7f7fu; /* max: x + r overflows */
+                    r[2 * N + 47] = 0x7f7fu;
+                    uint32_t *w = s->call.weight.data;
+                    if (weight_case == 1)
+                        w[9] = 0x7f800000u; /* Inf weight */
+                    if (weight_case == 2)
+                        w[40] = 0x7fffffffu; /* NaN, every payload bit */
+                }
+                rowops_cpu_strided(&a.call, 0, B);
+                kernels_nt[k](&b.call, B / 2, B);
+                kernels_nt[k](&b.call, 0, B / 2);
+                C_EXPECT(memcmp(a.call.out.data, b.call.out.data,
+                                (size_t)(B * N) * 2) == 0 &&
+                             memcmp(a.call.residual_out.data,
+                                    b.call.residual_out.data,
+                                    (size_t)(B * N) * 2) == 0 &&
+                             memcmp(a.call.rstd.data, b.call.rstd.data,
+                                    (size_t)B * 4) == 0,
+                         "bf16 non-finite rows: %s weight case %d inplace %d "
+                         "differs from cpu_strided",
+                         k ? "cpu_fast_avx2_nt" : "cpu_fast_avx2", weight_case,
+                         inplace);
+                c_sample_free(&a);
+                c_sample_free(&b);
+            }
+}
+
 int main(void)
 {
     static const int64_t shapes[][2] = {{1, 1},    {3, 7},     {5, 64},
@@ -205,6 +273,7 @@ int main(void)
                                           shapes[s][1], inplace);
                 }
     check_special_values();
+    check_bf16_nonfinite();
     printf("fast-kernel runs on eligible samples: %d\n", fast_runs);
     C_EXPECT(fast_runs > 100, "the fast kernels ran on too few samples (%d)",
              fast_runs);

@@ -240,7 +240,7 @@ static void test_committed(const char *src)
         files++;
     }
     closedir(d);
-    C_CHECK(files == 13); /* 6 models x 2 traces + edges */
+    C_CHECK(files == 14); /* 6 models x 2 traces + edges + bandwidth */
 }
 
 /* edges.csv follows the one-pass limit of kernels/rowops.h: N at the limit

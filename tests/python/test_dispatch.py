@@ -15,6 +15,9 @@ AVX2, FMA, F16C = 1, 2, 4
 HAS_FAST_CPU = "AVX2" in rowops.explain_dispatch(
     "rms_norm_rows", torch.ones(1, 8)).reason
 FAST = "cpu_fast_avx2" if HAS_FAST_CPU else "cpu_fast_portable"
+# Transposed (column-major) rows: their own AVX2 kernel, else strided.
+COLMAJOR = "cpu_colmajor_avx2" if HAS_FAST_CPU else "cpu_strided"
+COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
 LIMIT = {torch.float32: 32768, torch.float16: 65536, torch.bfloat16: 65536}
 
 
@@ -81,8 +84,33 @@ def _boundary_cases():
     x = values(4, 64)
     cases.append(("x last stride 2", fused(values(4, 128)[:, ::2]),
                   "cpu_strided", "x has last-dimension stride 2"))
-    cases.append(("x transposed", fused(values(64, 4).t()), "cpu_strided",
-                  "x has last-dimension stride 4"))
+    cases.append(("x transposed, residual row-major",
+                  fused(values(64, 4).t(), residual=values(4, 64)),
+                  "cpu_strided", "x has last-dimension stride 4"))
+    for dt in (torch.float32, torch.float16, torch.bfloat16):
+        name = str(dt)[6:]
+        cases.append((f"x and residual transposed {name}",
+                      fused(values(64, 4, dtype=dt).t(),
+                            residual=values(64, 4, dtype=dt).t() * 0.5),
+                      COLMAJOR, COLMAJOR_WHY))
+    cases.append(("x and residual transposed, columns B + 3 apart",
+                  fused(values(64, 7)[:, :4].t(),
+                        residual=values(64, 7)[:, 1:5].t()),
+                  COLMAJOR, COLMAJOR_WHY))
+    cases.append(("x and residual transposed, different column strides",
+                  fused(values(64, 7)[:, :4].t(),
+                        residual=values(64, 4).t()),
+                  "cpu_strided", "x has last-dimension stride 7"))
+    cases.append(("x and residual transposed, 3-D",
+                  fused(values(64, 2, 3).permute(1, 2, 0),
+                        residual=values(64, 2, 3).permute(1, 2, 0)),
+                  "cpu_strided", "x has last-dimension stride 6"))
+    cases.append(("x and residual transposed, float64",
+                  fused(values(64, 4, dtype=torch.float64).t()),
+                  "cpu_strided", "float64 has no fast kernel"))
+    s = Sample("rms_norm_rows transposed", "rms_norm_rows",
+               values(64, 4).t())
+    cases.append(("rms_norm_rows transposed", s, COLMAJOR, COLMAJOR_WHY))
     cases.append(("residual transposed",
                   fused(x, residual=values(64, 4).t()), "cpu_strided",
                   "residual has last-dimension stride 4"))
@@ -139,6 +167,19 @@ def test_missing_cpu_feature_uses_portable_kernel(mask, name, poisoned_outputs):
         ops._force_cpu_features(previous)
     assert rowops.explain_dispatch("rms_norm_rows",
                                    torch.ones(1, 8)).impl == FAST
+
+
+@pytest.mark.skipif(not HAS_FAST_CPU, reason="no AVX2+FMA+F16C here")
+def test_missing_cpu_feature_transposed_uses_strided(poisoned_outputs):
+    sample = fused(values(64, 4).t(), residual=values(64, 4).t())
+    assert rowops.explain_dispatch(sample.op, *sample.args).impl == COLMAJOR
+    previous = ops._force_cpu_features(AVX2 | FMA)
+    try:
+        result, ran = run(sample)
+        assert ran == "cpu_strided"
+        assert_matches_formula(sample, result)
+    finally:
+        ops._force_cpu_features(previous)
 
 
 def test_inplace_goes_through_the_same_decision():

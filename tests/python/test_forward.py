@@ -115,8 +115,14 @@ def test_explain_dispatch_cpu():
     d = rowops.explain_dispatch("rms_norm_rows", x)
     assert d.impl.startswith("cpu_fast") and "CPU fast" in d.reason
     d = rowops.explain_dispatch(torch.ops.rowops.fused_add_rms_norm,
-                                x.t(), x.t(), torch.ones(4))
+                                x.t(), torch.randn(8, 4), torch.ones(4))
     assert d.impl == "cpu_strided" and "last-dimension stride 8" in d.reason
+    d = rowops.explain_dispatch(torch.ops.rowops.fused_add_rms_norm,
+                                x.t(), x.t(), torch.ones(4))
+    if "AVX2" in rowops.explain_dispatch("rms_norm_rows", x).reason:
+        assert d.impl == "cpu_colmajor_avx2" and "column-major" in d.reason
+    else:
+        assert d.impl == "cpu_strided"
     with pytest.raises(ValueError, match="explain_dispatch: op must be one of"):
         rowops.explain_dispatch("layer_norm", x)
 

@@ -1,0 +1,92 @@
+/* `add-kernel`: calibration, not the op. h = x + residual as a bare C loop
+ * (compiled for AVX-512 (x86-64-v4), AVX2 and the baseline, the best picked
+ * at load time, as PyTorch's own CPU kernels are) into the
+ * set's residual_out: the add's arithmetic alone, as `kernel` is the op's.
+ * `torch-add-cpp` / `torch-add-python` minus this is what PyTorch's own
+ * smallest op pays per call beyond its arithmetic, the yardstick of
+ * `eager-cpp` / `eager-python` minus `kernel`. Contiguous float32 and
+ * bfloat16 inputs of the fused op only. */
+#include "path.h"
+#include "rowops_half.h"
+
+#include <stdio.h>
+#include <string.h>
+
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+add_f32(const float *restrict x, const float *restrict r, float *restrict h,
+        int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        h[i] = x[i] + r[i];
+}
+
+/* rowops_f32_to_bf16 written branch-free, so the loop vectorizes. */
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void
+add_bf16(const uint16_t *restrict x, const uint16_t *restrict r,
+         uint16_t *restrict h, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        const uint32_t u = rowops_f32_bits(rowops_bf16_to_f32(x[i]) +
+                                           rowops_bf16_to_f32(r[i]));
+        const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        const uint32_t quiet = (u >> 16) | 0x40u;
+        h[i] = (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
+    }
+}
+
+static int add_prepare(opcost_path_run *r, char *why, size_t len)
+{
+    const opcost_case *c = &r->w->c;
+    if (c->op != ROWOPS_OP_FUSED_ADD_RMS_NORM) {
+        snprintf(why, len, "add calibration: fused_add_rms_norm only");
+        return 1;
+    }
+    if (c->layout != OPCOST_CONTIGUOUS ||
+        (c->dtype != ROWOPS_F32 && c->dtype != ROWOPS_BF16)) {
+        snprintf(why, len,
+                 "add calibration: contiguous float32 or bfloat16 only");
+        return 1;
+    }
+    snprintf(r->dispatch_path, sizeof r->dispatch_path, "C loop");
+    return 0;
+}
+
+static int add_run(opcost_path_run *r, int set, char *err, size_t len)
+{
+    (void)err, (void)len;
+    const opcost_set *s = &r->w->sets[set];
+    const int64_t n = r->w->c.B * r->w->c.N;
+    if (r->w->c.dtype == ROWOPS_F32)
+        add_f32(s->x.data, s->residual.data, s->residual_out.data, n);
+    else
+        add_bf16(s->x.data, s->residual.data, s->residual_out.data, n);
+    return 0;
+}
+
+static int add_verify(opcost_path_run *r, int set, char *why, size_t len)
+{
+    opcost_outputs o;
+    memset(&o, 0, sizeof o);
+    o.residual_out = r->w->sets[set].residual_out; /* h only */
+    return opcost_verify_outputs(r->w, set, &o, why, len);
+}
+
+static void add_release(opcost_path_run *r)
+{
+    (void)r;
+}
+
+const opcost_path opcost_path_add_kernel = {
+    .name = "add-kernel",
+    .description = "calibration: h = x + residual as a bare C loop into a "
+                   "buffer (the add's arithmetic alone); fused op, "
+                   "contiguous float32/bfloat16 only",
+    .takes_variants = 0,
+    .needs_torch = 0,
+    .calibration = 1,
+    .prepare = add_prepare,
+    .run = add_run,
+    .verify = add_verify,
+    .convert = NULL,
+    .release = add_release,
+};

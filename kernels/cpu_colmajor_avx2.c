@@ -1,0 +1,683 @@
+/* The column-major CPU kernel (AVX2 + FMA + F16C): rows of x with unit
+ * stride, element (b, j) at x + b + j * S (x = t.T of a contiguous t). See
+ * cpu_colmajor.h for the preconditions.
+ *
+ * Rows are processed in tiles of R rows, a multiple of the vector unit (8
+ * rows for float32, 16 for float16/bfloat16: one column of a unit is one
+ * 32-byte load). Pass 1 walks the tile's columns in blocks of one cache
+ * line of output per row (16 float32 or 32 16-bit columns):
+ *   A. per column, every unit's segment of x (and residual) is loaded: the
+ *      tile's whole column, R * size contiguous bytes, prefetched a few
+ *      columns ahead; h is formed, rounded to the dtype, its squares
+ *      accumulated in float32 lanes (lane = row: no horizontal sums), and
+ *      the rounded h staged;
+ *   B. the staged block is transposed in registers (8x8) into row order;
+ *   C. each row's line is stored to h's destination at once.
+ * B and C of block k run interleaved with A of block k + 1 (two staging
+ * buffers), so loads stay in flight through the transposes. h's
+ * destination is residual_out (fused) or out (rms_norm_rows: h = x, scaled
+ * in place by pass 2). Pass 2 runs row-major over the tile: out = h * rstd
+ * (* weight), reading h back.
+ *
+ * Tile size: for calls that fit in cache R * N * size stays within
+ * TILE_BYTES, so pass 2 reads h from L2 (R shrinks to one unit for wide N).
+ * Large calls (STREAM_MIN_BYTES) use R = SEGMENT_BYTES / size instead: the
+ * column segments read from memory are long enough for DRAM and the
+ * prefetcher, and h's and out's whole lines are written with streaming
+ * stores (no read for ownership; h is read back from memory, which costs
+ * what the read for ownership would) when the rows share an alignment.
+ * Whole-line writes also keep power-of-two row strides (all of a tile's
+ * rows in one L1 set) from evicting half-written lines.
+ *
+ * Each column's square is added to a per-block partial sum, blocks to a
+ * per-chunk sum (CHUNK_BLOCKS), chunks to the total: the float32 error
+ * stays well below a serial sum's on wide rows.
+ *
+ * A range that is not a multiple of the unit ends with one unit moved back
+ * (or forward) to lie inside the tensor: rows outside [row_begin, row_end)
+ * are read but never written. Tensors with fewer rows than one unit go to
+ * rowops_cpu_strided. */
+#include "cpu_colmajor.h"
+#include "rowops_elem.h"
+
+#include <immintrin.h>
+#include <math.h>
+#include <string.h>
+
+/* Rows per tile: one tile column (R * element size) is at most
+ * SEGMENT_BYTES of contiguous input, read whole and prefetched
+ * PREFETCH_COLS columns ahead (short segments waste DRAM bandwidth). */
+#ifndef SEGMENT_BYTES
+#define SEGMENT_BYTES 512
+#endif
+#define MAX_TILE_ROWS (SEGMENT_BYTES / 2)
+#define MAX_UNITS (SEGMENT_BYTES / 32)
+#ifndef PREFETCH_COLS
+#define PREFETCH_COLS 8
+#endif
+#ifndef PREFETCH_HINT
+#define PREFETCH_HINT _MM_HINT_T2
+#endif
+/* Calls below STREAM_MIN_BYTES per tensor read h back from cache: R * N *
+ * size within TILE_BYTES. */
+#ifndef TILE_BYTES
+#define TILE_BYTES (256 * 1024)
+#endif
+/* Calls with at least this many bytes per tensor are "large": long
+ * segments, and streaming stores where the alignment allows. */
+#ifndef STREAM_MIN_BYTES
+#define STREAM_MIN_BYTES (8 << 20)
+#endif
+#define LINE_BYTES 64
+/* Column blocks summed into one partial sum before it joins the total. */
+#define CHUNK_BLOCKS 16
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+typedef struct cm_ctx {
+    const rowops_call *c;
+    const char *x, *r; /* element (0, 0); r is NULL unless fused */
+    int64_t s;         /* column stride of x and residual, elements */
+    int64_t n;
+    int fused;
+    const void *w; /* NULL unless fused */
+    int w_f32;
+    float eps;
+    int head;  /* columns of the first block (to h's line), -1: none */
+    int nt_h;  /* stream h's whole lines */
+    int nt_o;  /* stream out's whole lines */
+    int w_nan; /* a float32 weight holds a NaN (bfloat16 rounding) */
+} cm_ctx;
+
+/* ---- conversions -------------------------------------------------------- */
+
+/* float32 -> bfloat16, round to nearest even: the result is the high half
+ * of each 32-bit lane (the low half is left over; bf16_pack drops it,
+ * bf16_hi_only clears it). No NaN fix-up: every NaN this is applied to
+ * comes from bfloat16 values and float arithmetic on them (an operand's
+ * payload or the default NaN), so its low 16 bits are zero, rounding cannot
+ * carry, and the result is the quiet NaN rowops_f32_to_bf16 gives. */
+ALWAYS_INLINE __m256i bf16_round(__m256 v)
+{
+    const __m256i b = _mm256_castps_si256(v);
+    const __m256i lsb =
+        _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    return _mm256_add_epi32(b,
+                            _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+}
+
+/* As bf16_round for any float (a float32 weight may carry any NaN): NaN
+ * quieted with its sign and top payload kept, as rowops_f32_to_bf16. */
+ALWAYS_INLINE __m256i bf16_round_nan(__m256 v)
+{
+    const __m256i b = _mm256_castps_si256(v);
+    const __m256i quiet = _mm256_or_si256(b, _mm256_set1_epi32(0x400000));
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return _mm256_blendv_epi8(bf16_round(v), quiet, nan);
+}
+
+/* The rounded value as a float. */
+ALWAYS_INLINE __m256 bf16_hi_only(__m256i t)
+{
+    return _mm256_castsi256_ps(
+        _mm256_and_si256(t, _mm256_set1_epi32((int)0xffff0000u)));
+}
+
+/* Two vectors of rounded lanes in the lo/hi layout (below) -> 16 words in
+ * order. */
+ALWAYS_INLINE __m256i bf16_pack(__m256i lo, __m256i hi)
+{
+    return _mm256_packus_epi32(_mm256_srli_epi32(lo, 16),
+                               _mm256_srli_epi32(hi, 16));
+}
+
+ALWAYS_INLINE __m256i combine128(__m128i lo, __m128i hi)
+{
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+
+ALWAYS_INLINE float to_f16(uint16_t v, int bf)
+{
+    return bf ? rowops_bf16_to_f32(v) : rowops_f16_to_f32(v);
+}
+
+ALWAYS_INLINE uint16_t from_f16(float v, int bf)
+{
+    return bf ? rowops_f32_to_bf16(v) : rowops_f32_to_f16(v);
+}
+
+/* 16 consecutive 16-bit elements as floats in the lo/hi layout:
+ *   float16:  lo = elements 0..7, hi = 8..15 (two F16C conversions)
+ *   bfloat16: lo = 0-3, 8-11; hi = 4-7, 12-15 (in-lane unpack)
+ * bf16_pack (or combine128 of two F16C conversions) undoes it. */
+ALWAYS_INLINE void load16(const uint16_t *p, __m256 *lo, __m256 *hi, int bf)
+{
+    if (bf) {
+        const __m256i z = _mm256_setzero_si256();
+        const __m256i v = _mm256_loadu_si256((const __m256i *)p);
+        *lo = _mm256_castsi256_ps(_mm256_unpacklo_epi16(z, v));
+        *hi = _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, v));
+    } else {
+        *lo = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+        *hi = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)));
+    }
+}
+
+/* 16 float32 in order (two vectors) -> the lo/hi layout. */
+ALWAYS_INLINE void layout16(__m256 a, __m256 b, __m256 *lo, __m256 *hi, int bf)
+{
+    if (bf) {
+        *lo = _mm256_permute2f128_ps(a, b, 0x20);
+        *hi = _mm256_permute2f128_ps(a, b, 0x31);
+    } else {
+        *lo = a;
+        *hi = b;
+    }
+}
+
+/* ---- transposes --------------------------------------------------------- */
+
+/* 8x8 float32: v[c] is column c (lane = row) on entry, row c on return. */
+ALWAYS_INLINE void transpose8_ps(__m256 v[8])
+{
+    const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]);
+    const __m256 t1 = _mm256_unpackhi_ps(v[0], v[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]);
+    const __m256 t3 = _mm256_unpackhi_ps(v[2], v[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]);
+    const __m256 t5 = _mm256_unpackhi_ps(v[4], v[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]);
+    const __m256 t7 = _mm256_unpackhi_ps(v[6], v[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    v[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    v[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    v[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    v[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    v[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    v[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    v[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    v[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* 8x8 of 16-bit elements in each 128-bit lane: v[c] is column c (word =
+ * row) on entry, row c on return; the high lane does rows 8..15 alike. */
+ALWAYS_INLINE void transpose8_epi16x2(__m256i v[8])
+{
+    const __m256i t0 = _mm256_unpacklo_epi16(v[0], v[1]);
+    const __m256i t1 = _mm256_unpackhi_epi16(v[0], v[1]);
+    const __m256i t2 = _mm256_unpacklo_epi16(v[2], v[3]);
+    const __m256i t3 = _mm256_unpackhi_epi16(v[2], v[3]);
+    const __m256i t4 = _mm256_unpacklo_epi16(v[4], v[5]);
+    const __m256i t5 = _mm256_unpackhi_epi16(v[4], v[5]);
+    const __m256i t6 = _mm256_unpacklo_epi16(v[6], v[7]);
+    const __m256i t7 = _mm256_unpackhi_epi16(v[6], v[7]);
+    const __m256i u0 = _mm256_unpacklo_epi32(t0, t2);
+    const __m256i u1 = _mm256_unpackhi_epi32(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi32(t1, t3);
+    const __m256i u3 = _mm256_unpackhi_epi32(t1, t3);
+    const __m256i u4 = _mm256_unpacklo_epi32(t4, t6);
+    const __m256i u5 = _mm256_unpackhi_epi32(t4, t6);
+    const __m256i u6 = _mm256_unpacklo_epi32(t5, t7);
+    const __m256i u7 = _mm256_unpackhi_epi32(t5, t7);
+    v[0] = _mm256_unpacklo_epi64(u0, u4);
+    v[1] = _mm256_unpackhi_epi64(u0, u4);
+    v[2] = _mm256_unpacklo_epi64(u1, u5);
+    v[3] = _mm256_unpackhi_epi64(u1, u5);
+    v[4] = _mm256_unpacklo_epi64(u2, u6);
+    v[5] = _mm256_unpackhi_epi64(u2, u6);
+    v[6] = _mm256_unpacklo_epi64(u3, u7);
+    v[7] = _mm256_unpackhi_epi64(u3, u7);
+}
+
+/* ---- pass 1 ------------------------------------------------------------- */
+
+/* One column of a 16-row unit at element offset off: h (row order) and its
+ * floats in lo/hi (r is read only when fused). */
+ALWAYS_INLINE __m256i col_16(const uint16_t *x, const uint16_t *r, int64_t off,
+                             __m256 *lo, __m256 *hi, int fused, int bf)
+{
+    x += off;
+    load16(x, lo, hi, bf);
+    if (!fused)
+        return _mm256_loadu_si256((const __m256i *)x);
+    __m256 rlo, rhi;
+    load16(r + off, &rlo, &rhi, bf);
+    *lo = _mm256_add_ps(*lo, rlo);
+    *hi = _mm256_add_ps(*hi, rhi);
+    if (bf) {
+        const __m256i a = bf16_round(*lo), b = bf16_round(*hi);
+        *lo = bf16_hi_only(a);
+        *hi = bf16_hi_only(b);
+        return bf16_pack(a, b);
+    }
+    const __m128i a = _mm256_cvtps_ph(*lo, _MM_FROUND_TO_NEAREST_INT);
+    const __m128i b = _mm256_cvtps_ph(*hi, _MM_FROUND_TO_NEAREST_INT);
+    *lo = _mm256_cvtph_ps(a);
+    *hi = _mm256_cvtph_ps(b);
+    return combine128(a, b);
+}
+
+/* One row's block (line[0..1], nq columns of es bytes) to p: a whole line
+ * (streamed when nt: p is then 64-byte aligned) or the first nq columns. */
+ALWAYS_INLINE void put_line(char *p, const __m256i line[2], int nq, int cb,
+                            int es, int nt)
+{
+    if (nq == cb && nt) {
+        _mm256_stream_si256((__m256i *)p, line[0]);
+        _mm256_stream_si256((__m256i *)(p + 32), line[1]);
+    } else if (nq == cb) {
+        _mm256_storeu_si256((__m256i *)p, line[0]);
+        _mm256_storeu_si256((__m256i *)(p + 32), line[1]);
+    } else {
+        memcpy(p, line, (size_t)nq * (size_t)es);
+    }
+}
+
+/* Phases B and C for one unit: its staged block (st[q] = column q, row
+ * order) transposed into whole lines per row, each row's line then stored
+ * at once (rows[i] NULL: not ours). float32: two 8x8 transposes give the
+ * two halves of the 8 rows' lines. */
+static void emit_f32(const __m256i *st, char **rows, int64_t off, int nq,
+                     int nt)
+{
+    __m256i line[8][2];
+    for (int g = 0; g * 8 < nq; ++g) {
+        __m256 v[8];
+        for (int q = 0; q < 8; ++q)
+            v[q] = _mm256_castsi256_ps(st[g * 8 + q]);
+        transpose8_ps(v);
+        for (int q = 0; q < 8; ++q)
+            line[q][g] = _mm256_castps_si256(v[q]);
+    }
+    for (int q = 0; q < 8; ++q)
+        if (rows[q])
+            put_line(rows[q] + off, line[q], nq, 16, 4, nt);
+}
+
+/* 16-bit: per 8 rows (half h of the unit) and 16 columns (c), columns q
+ * and q + 8 share a register (one per 128-bit lane), so the in-lane
+ * transpose leaves 16 consecutive columns of one row per register. */
+static void emit_16(const __m256i *st, char **rows, int64_t off, int nq, int nt)
+{
+    for (int h = 0; h < 2; ++h) {
+        __m256i line[8][2];
+        for (int c = 0; c * 16 < nq; ++c) {
+            __m256i v[8];
+            for (int q = 0; q < 8; ++q) {
+                const __m128i *a = (const __m128i *)&st[c * 16 + q] + h;
+                const __m128i *b = (const __m128i *)&st[c * 16 + 8 + q] + h;
+                v[q] = combine128(_mm_load_si128(a), _mm_load_si128(b));
+            }
+            transpose8_epi16x2(v);
+            for (int q = 0; q < 8; ++q)
+                line[q][c] = v[q];
+        }
+        for (int q = 0; q < 8; ++q)
+            if (rows[h * 8 + q])
+                put_line(rows[h * 8 + q] + off, line[q], nq, 32, 2, nt);
+    }
+}
+
+/* Pass 1 over the tile rows t0 .. t0 + rows - 1: h to the dst rows (NULL:
+ * not ours), sums[i] = the sum of h^2 of row t0 + i. Column blocks are one
+ * line of dst per row; the first block has head columns (dst's rows all
+ * share one alignment when head >= 0 is given, else blocks start at 0). */
+ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
+                         float *sums, int fused, int dt)
+{
+    const int is16 = dt != ROWOPS_F32, bf = dt == ROWOPS_BF16;
+    const int es = is16 ? 2 : 4, unit = is16 ? 16 : 8;
+    const int nu = rows / unit, nacc = is16 ? 2 * nu : nu;
+    const int cb = LINE_BYTES / es;         /* columns per block */
+    const int64_t n = k->n, cs = k->s * es; /* column stride, bytes */
+    const int64_t seg = (int64_t)rows * es; /* a column of the tile */
+    const char *x = k->x + t0 * es;
+    const char *r = fused ? k->r + t0 * es : NULL;
+    /* Two staging buffers: block k is staged in one while block k - 1 is
+     * transposed and stored from the other, a unit after every few
+     * columns, so loads stay in flight through the transposes. (About
+     * 40 KiB of stack in all, with the tile's row pointers.) */
+    __m256i st[2][MAX_UNITS][LINE_BYTES / 2];
+    __m256 acc[2 * MAX_UNITS], chunk[2 * MAX_UNITS], tot[2 * MAX_UNITS];
+    for (int a = 0; a < nacc; ++a)
+        chunk[a] = tot[a] = _mm256_setzero_ps();
+    int64_t j = 0, prev_j = 0;
+    int prev_nq = 0, done = nu; /* units of the previous block stored */
+#define EMIT_PREV(upto)                                                        \
+    for (; done < (upto); ++done) {                                            \
+        if (is16)                                                              \
+            emit_16(st[(blk + 1) & 1][done], dst + done * 16, prev_j * es,     \
+                    prev_nq, k->nt_h);                                         \
+        else                                                                   \
+            emit_f32(st[(blk + 1) & 1][done], dst + done * 8, prev_j * es,     \
+                     prev_nq, k->nt_h);                                        \
+    }
+    int blk = 0;
+    for (; j < n; ++blk) {
+        int nq = blk == 0 && k->head > 0 ? k->head : cb;
+        if (nq > n - j)
+            nq = (int)(n - j);
+        for (int a = 0; a < nacc; ++a)
+            acc[a] = _mm256_setzero_ps();
+        __m256i(*sb)[LINE_BYTES / 2] = st[blk & 1];
+        /* A partial block's columns past its end are transposed too (never
+         * stored): zeroed so they are defined. */
+        for (int u = 0; u < nu && nq < cb; ++u)
+            for (int q = nq; q < cb; ++q)
+                sb[u][q] = _mm256_setzero_si256();
+        /* Phase A: whole column segments, column by column. */
+        for (int q = 0; q < nq; ++q) {
+            const int64_t jq = j + q;
+            if (jq + PREFETCH_COLS < n) {
+                const char *px = x + (jq + PREFETCH_COLS) * cs;
+                const char *pr = fused ? r + (jq + PREFETCH_COLS) * cs : NULL;
+                for (int64_t o = 0; o < seg + 63; o += 64) {
+                    _mm_prefetch(px + (o < seg ? o : seg - 1), PREFETCH_HINT);
+                    if (fused)
+                        _mm_prefetch(pr + (o < seg ? o : seg - 1),
+                                     PREFETCH_HINT);
+                }
+            }
+            const char *xq = x + jq * cs;
+            const char *rq = fused ? r + jq * cs : NULL;
+            for (int u = 0; u < nu; ++u) {
+                if (is16) {
+                    __m256 lo, hi;
+                    sb[u][q] =
+                        col_16((const uint16_t *)xq, (const uint16_t *)rq,
+                               u * 16, &lo, &hi, fused, bf);
+                    acc[2 * u] = _mm256_fmadd_ps(lo, lo, acc[2 * u]);
+                    acc[2 * u + 1] = _mm256_fmadd_ps(hi, hi, acc[2 * u + 1]);
+                } else {
+                    __m256 v = _mm256_loadu_ps((const float *)xq + u * 8);
+                    if (fused)
+                        v = _mm256_add_ps(
+                            v, _mm256_loadu_ps((const float *)rq + u * 8));
+                    acc[u] = _mm256_fmadd_ps(v, v, acc[u]);
+                    sb[u][q] = _mm256_castps_si256(v);
+                }
+            }
+            /* Phases B and C of the previous block, spread over this one. */
+            EMIT_PREV((q + 1) * nu / nq);
+        }
+        EMIT_PREV(nu);
+        for (int a = 0; a < nacc; ++a)
+            chunk[a] = _mm256_add_ps(chunk[a], acc[a]);
+        prev_j = j;
+        prev_nq = nq;
+        done = 0;
+        j += nq;
+        if ((blk + 1) % CHUNK_BLOCKS == 0 || j >= n)
+            for (int a = 0; a < nacc; ++a) {
+                tot[a] = _mm256_add_ps(tot[a], chunk[a]);
+                chunk[a] = _mm256_setzero_ps();
+            }
+    }
+    EMIT_PREV(nu); /* the last block (blk - 1) */
+#undef EMIT_PREV
+    for (int u = 0; u < nu; ++u) {
+        if (is16) {
+            __m256 a, b;
+            layout16(tot[2 * u], tot[2 * u + 1], &a, &b, bf);
+            _mm256_storeu_ps(sums + u * 16, a);
+            _mm256_storeu_ps(sums + u * 16 + 8, b);
+        } else {
+            _mm256_storeu_ps(sums + u * 8, tot[u]);
+        }
+    }
+}
+
+/* ---- pass 2: one row, out = h * rstd (* w) ------------------------------ */
+
+/* Elements from p to its next 64-byte boundary (at most n). */
+static int64_t to_line(const void *p, int es, int64_t n)
+{
+    const int64_t e =
+        (int64_t)((LINE_BYTES - (uintptr_t)p % LINE_BYTES) % LINE_BYTES) / es;
+    return e < n ? e : n;
+}
+
+ALWAYS_INLINE __m256 out8_f32(const float *h, const float *w, __m256 rv)
+{
+    const __m256 y = _mm256_mul_ps(_mm256_loadu_ps(h), rv);
+    return w ? _mm256_mul_ps(y, _mm256_loadu_ps(w)) : y;
+}
+
+/* nt: out's 64-byte lines are streamed (out is float-aligned). */
+static void row_out_f32(const float *h, const float *w, float *out, int64_t n,
+                        float rstd, int nt)
+{
+    const __m256 rv = _mm256_set1_ps(rstd);
+    int64_t j = 0;
+    if (nt) {
+        for (const int64_t e = to_line(out, 4, n); j < e; ++j)
+            out[j] = w ? h[j] * rstd * w[j] : h[j] * rstd;
+        for (; j + 16 <= n; j += 16) {
+            _mm256_stream_ps(out + j, out8_f32(h + j, w ? w + j : NULL, rv));
+            _mm256_stream_ps(out + j + 8,
+                             out8_f32(h + j + 8, w ? w + j + 8 : NULL, rv));
+        }
+    }
+    for (; j + 8 <= n; j += 8)
+        _mm256_storeu_ps(out + j, out8_f32(h + j, w ? w + j : NULL, rv));
+    for (; j < n; ++j)
+        out[j] = w ? h[j] * rstd * w[j] : h[j] * rstd;
+}
+
+/* 16 elements of out; w: NULL, float32 (w_f32) or the dtype. */
+ALWAYS_INLINE __m256i out16(const uint16_t *h, const void *w, int w_f32,
+                            __m256 rv, int bf, int wnan)
+{
+    __m256 lo, hi;
+    load16(h, &lo, &hi, bf);
+    lo = _mm256_mul_ps(lo, rv);
+    hi = _mm256_mul_ps(hi, rv);
+    if (w) {
+        __m256 wlo, whi;
+        if (w_f32)
+            layout16(_mm256_loadu_ps((const float *)w),
+                     _mm256_loadu_ps((const float *)w + 8), &wlo, &whi, bf);
+        else
+            load16(w, &wlo, &whi, bf);
+        lo = _mm256_mul_ps(lo, wlo);
+        hi = _mm256_mul_ps(hi, whi);
+    }
+    if (!bf)
+        return combine128(_mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT),
+                          _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT));
+    if (wnan) /* a float32 weight with NaNs: any payload */
+        return bf16_pack(bf16_round_nan(lo), bf16_round_nan(hi));
+    return bf16_pack(bf16_round(lo), bf16_round(hi));
+}
+
+ALWAYS_INLINE uint16_t out1_16(const uint16_t *h, const void *w, int w_f32,
+                               int64_t j, float rstd, int bf)
+{
+    float y = to_f16(h[j], bf) * rstd;
+    if (w)
+        y *= w_f32 ? ((const float *)w)[j]
+                   : to_f16(((const uint16_t *)w)[j], bf);
+    return from_f16(y, bf);
+}
+
+ALWAYS_INLINE void row_out_16(const uint16_t *h, const void *w, int w_f32,
+                              uint16_t *out, int64_t n, float rstd, int bf,
+                              int nt, int wnan)
+{
+    const __m256 rv = _mm256_set1_ps(rstd);
+    const int ws = w_f32 ? 4 : 2;
+#define W_AT(j) (w ? (const char *)w + (j)*ws : NULL)
+    int64_t j = 0;
+    if (nt) {
+        for (const int64_t e = to_line(out, 2, n); j < e; ++j)
+            out[j] = out1_16(h, w, w_f32, j, rstd, bf);
+        for (; j + 32 <= n; j += 32) {
+            _mm256_stream_si256((__m256i *)(out + j),
+                                out16(h + j, W_AT(j), w_f32, rv, bf, wnan));
+            _mm256_stream_si256(
+                (__m256i *)(out + j + 16),
+                out16(h + j + 16, W_AT(j + 16), w_f32, rv, bf, wnan));
+        }
+    }
+    for (; j + 16 <= n; j += 16)
+        _mm256_storeu_si256((__m256i *)(out + j),
+                            out16(h + j, W_AT(j), w_f32, rv, bf, wnan));
+#undef W_AT
+    for (; j < n; ++j)
+        out[j] = out1_16(h, w, w_f32, j, rstd, bf);
+}
+
+/* ---- tiles -------------------------------------------------------------- */
+
+/* Row pointers of an output for rows t0 .. t0 + rows - 1; NULL outside
+ * [wlo, whi). */
+static void row_ptrs(const rowops_tensor *t, int64_t t0, int rows, int64_t wlo,
+                     int64_t whi, char **p)
+{
+    for (int i = 0; i < rows; ++i) {
+        const int64_t row = t0 + i;
+        p[i] = row >= wlo && row < whi ? rowops_tensor_row_ptr(t, row) : NULL;
+    }
+}
+
+ALWAYS_INLINE void tile(const cm_ctx *k, int64_t t0, int rows, int64_t wlo,
+                        int64_t whi, int dt)
+{
+    const rowops_call *c = k->c;
+    char *op[MAX_TILE_ROWS], *hp[MAX_TILE_ROWS];
+    float sums[MAX_TILE_ROWS];
+    row_ptrs(&c->out, t0, rows, wlo, whi, op);
+    if (k->fused) {
+        row_ptrs(&c->residual_out, t0, rows, wlo, whi, hp);
+        pass1(k, t0, rows, hp, sums, 1, dt);
+    } else { /* h = x, staged in out itself */
+        pass1(k, t0, rows, op, sums, 0, dt);
+    }
+    const rowops_tensor *rt = &c->rstd;
+    for (int i = 0; i < rows; ++i) {
+        if (!op[i])
+            continue;
+        const float rstd = 1.0f / sqrtf(sums[i] / (float)k->n + k->eps);
+        ((float *)rt->data)[rowops_index_offset(rt->sizes, rt->strides,
+                                                rt->rank, t0 + i)] = rstd;
+        const char *h = k->fused ? hp[i] : op[i];
+        if (dt == ROWOPS_F32)
+            row_out_f32((const float *)h, k->w, (float *)op[i], k->n, rstd,
+                        k->nt_o);
+        else if (dt == ROWOPS_BF16 && k->w_nan)
+            row_out_16((const uint16_t *)h, k->w, k->w_f32, (uint16_t *)op[i],
+                       k->n, rstd, 1, k->nt_o, 1);
+        else
+            row_out_16((const uint16_t *)h, k->w, k->w_f32, (uint16_t *)op[i],
+                       k->n, rstd, dt == ROWOPS_BF16, k->nt_o, 0);
+    }
+}
+
+static void tile_f32(const cm_ctx *k, int64_t t0, int rows, int64_t wlo,
+                     int64_t whi)
+{
+    tile(k, t0, rows, wlo, whi, ROWOPS_F32);
+}
+
+static void tile_f16(const cm_ctx *k, int64_t t0, int rows, int64_t wlo,
+                     int64_t whi)
+{
+    tile(k, t0, rows, wlo, whi, ROWOPS_F16);
+}
+
+static void tile_bf16(const cm_ctx *k, int64_t t0, int rows, int64_t wlo,
+                      int64_t whi)
+{
+    tile(k, t0, rows, wlo, whi, ROWOPS_BF16);
+}
+
+/* Whether every row of t starts at the same offset within a 64-byte line
+ * (element-aligned): then column blocks can follow t's lines. */
+static int rows_share_alignment(const rowops_tensor *t, int64_t es)
+{
+    return (uintptr_t)t->data % (uintptr_t)es == 0 &&
+           (t->rank < 2 || (t->strides[0] * es) % LINE_BYTES == 0);
+}
+
+void rowops_cpu_colmajor_avx2(const rowops_call *c, int64_t row_begin,
+                              int64_t row_end)
+{
+    if (row_begin >= row_end)
+        return;
+    const rowops_dtype dt = c->x.dtype;
+    const int unit = dt == ROWOPS_F32 ? 8 : 16;
+    const int64_t B = c->x.sizes[0];
+    if (B < unit) { /* not one vector unit of rows */
+        rowops_cpu_strided(c, row_begin, row_end);
+        return;
+    }
+    const int64_t es = (int64_t)rowops_dtype_size(dt);
+    cm_ctx k;
+    k.c = c;
+    k.fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    k.x = c->x.data;
+    k.r = k.fused ? c->residual.data : NULL;
+    k.s = c->x.strides[1];
+    k.n = c->x.sizes[1];
+    k.w = k.fused ? c->weight.data : NULL;
+    k.w_f32 = k.fused && c->weight.dtype == ROWOPS_F32;
+    k.eps = (float)c->eps;
+    k.w_nan = 0;
+    if (k.w_f32 && dt == ROWOPS_BF16)
+        for (int64_t j = 0; j < k.n && !k.w_nan; ++j)
+            k.w_nan = isnan(((const float *)k.w)[j]);
+    /* h goes to residual_out (fused) or out: column blocks follow its
+     * lines when its rows share an alignment, and are streamed (no read
+     * for ownership, no cache conflicts between rows) for large calls. */
+    const rowops_tensor *ht = k.fused ? &c->residual_out : &c->out;
+    const int big = B * k.n * es >= STREAM_MIN_BYTES;
+    k.head = -1;
+    k.nt_h = 0;
+    if (rows_share_alignment(ht, es)) {
+        k.head = (int)to_line(ht->data, (int)es, k.n);
+        k.nt_h = big;
+    }
+    k.nt_o = big && (uintptr_t)c->out.data % (uintptr_t)es == 0;
+    void (*run)(const cm_ctx *, int64_t, int, int64_t, int64_t) =
+        dt == ROWOPS_F16    ? tile_f16
+        : dt == ROWOPS_BF16 ? tile_bf16
+                            : tile_f32;
+
+    /* Tile rows: a column segment of at most SEGMENT_BYTES; for calls
+     * that fit in cache, also R * N * size within TILE_BYTES (h read back
+     * from L2). Large calls read h back from memory anyway (streamed, or
+     * evicted), and long segments matter more there. */
+    int64_t fit = SEGMENT_BYTES / es;
+    if (!big && TILE_BYTES / (k.n * es) < fit)
+        fit = TILE_BYTES / (k.n * es);
+    fit = fit / unit * unit;
+    if (fit < unit)
+        fit = unit;
+    const int max_rows = (int)fit;
+
+    int64_t b = row_begin;
+    while (b < row_end) {
+        const int64_t left = row_end - b;
+        if (left >= unit) {
+            const int rows =
+                left >= max_rows ? max_rows : (int)(left / unit * unit);
+            run(&k, b, rows, b, b + rows);
+            b += rows;
+        } else {
+            /* Fewer rows than a unit: a unit inside the tensor covering
+             * them, written only for [b, row_end). */
+            const int64_t t0 = b < B - unit ? b : B - unit;
+            run(&k, t0, unit, b, row_end);
+            b = row_end;
+        }
+    }
+    if (k.nt_h || k.nt_o)
+        _mm_sfence(); /* streamed lines visible before the caller goes on */
+}
