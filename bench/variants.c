@@ -9,6 +9,11 @@ const opcost_variant opcost_variant_auto = {
     "auto", ROWOPS_IMPL_COUNT, NULL, 0, "what the eligibility function picks"};
 
 static const opcost_variant variants[] = {
+    {"cpu_fast_avx512", ROWOPS_IMPL_CPU_FAST_AVX512, rowops_cpu_fast_avx512, 1,
+     "AVX-512 rows, pipelined passes, ordinary stores"},
+    {"cpu_fast_avx512_nt", ROWOPS_IMPL_CPU_FAST_AVX512_NT,
+     rowops_cpu_fast_avx512_nt, 1,
+     "the same with non-temporal stores (outputs beyond the LLC)"},
     {"cpu_fast_avx2", ROWOPS_IMPL_CPU_FAST_AVX2, rowops_cpu_fast_avx2, 1,
      "AVX2 rows, pipelined passes, ordinary stores"},
     {"cpu_fast_avx2_nt", ROWOPS_IMPL_CPU_FAST_AVX2_NT, rowops_cpu_fast_avx2_nt,
@@ -69,11 +74,17 @@ void opcost_run_cpu_kernel(opcost_cpu_kernel kernel, const rowops_call *call)
     rowops_bridge_parallel_for(rows, rowops_cpu_grain_rows(n), run_rows, &t);
 }
 
+static int is_avx512(rowops_impl impl)
+{
+    return impl == ROWOPS_IMPL_CPU_FAST_AVX512 ||
+           impl == ROWOPS_IMPL_CPU_FAST_AVX512_NT;
+}
+
 static int is_avx2(rowops_impl impl)
 {
     return impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
            impl == ROWOPS_IMPL_CPU_FAST_AVX2_NT ||
-           impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2;
+           impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2 || is_avx512(impl);
 }
 
 int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
@@ -84,6 +95,7 @@ int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
     const rowops_choice c = rowops_choose(call);
     const int row_major = c.impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
                           c.impl == ROWOPS_IMPL_CPU_FAST_AVX2_NT ||
+                          is_avx512(c.impl) ||
                           c.impl == ROWOPS_IMPL_CPU_FAST_PORTABLE;
     const int col_major = c.impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2;
     if (v->fast == 1 ? !row_major : !col_major) {
@@ -92,6 +104,10 @@ int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
     }
     if (is_avx2(v->impl) && !is_avx2(c.impl)) {
         snprintf(why, len, "%s needs AVX2+FMA+F16C: %s", v->name, c.reason);
+        return 0;
+    }
+    if (is_avx512(v->impl) && !is_avx512(c.impl)) {
+        snprintf(why, len, "%s needs AVX-512 F+BW: %s", v->name, c.reason);
         return 0;
     }
     return 1;

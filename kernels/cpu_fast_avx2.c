@@ -30,30 +30,10 @@
  * treat NaN exactly as the scalar code does. This file alone is
  * compiled with -mavx2 -mfma -mf16c and only called when
  * rowops_cpu_features() reports all three. */
-#include "rowops.h"
-#include "rowops_elem.h"
+#include "cpu_fast_pipeline.h"
 
 #include <immintrin.h>
 #include <math.h>
-
-/* Rows up to this many elements keep h in a stack scratch row (two of
- * 32 KiB); wider rows re-read it in pass 2. */
-#define SCRATCH_ELEMS 8192
-
-typedef struct row_ctx {
-    int64_t n;
-    float eps;
-    const void *w; /* NULL: no weight (rms_norm_rows) */
-    int w_f32;     /* weight stored as float32 (else as x's dtype) */
-    int stream;    /* non-temporal stores for out and h */
-} row_ctx;
-
-/* One row's pointers; r and h are NULL for rms_norm_rows. */
-typedef struct row_ptrs {
-    const void *x, *r;
-    void *h, *out;
-    float *rstd;
-} row_ptrs;
 
 /* ---- float32 <-> bfloat16, 16 at a time in the interleaved order ------ */
 
@@ -114,21 +94,7 @@ static inline float hsum8(__m256 v)
     return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
-static inline float weight_at(const row_ctx *k, int64_t i, rowops_dtype dt)
-{
-    return rowops_load_f(k->w, i, k->w_f32 ? ROWOPS_F32 : dt);
-}
-
 /* ---- more conversions ------------------------------------------------- */
-
-/* Element i of h (x alone for rms_norm_rows: r == NULL), rounded. */
-static inline float bf16_h_at(const uint16_t *x, const uint16_t *r, int64_t i)
-{
-    const float v = rowops_bf16_to_f32(x[i]);
-    return r ? rowops_bf16_to_f32(
-                   rowops_f32_to_bf16(v + rowops_bf16_to_f32(r[i])))
-             : v;
-}
 
 static inline __m256 load8_f16(const uint16_t *p)
 {
@@ -172,6 +138,7 @@ static inline void store8_f32(float *p, __m256 v, int stream)
 static inline void p1_bf16(const row_ctx *k, const void *x, const void *r,
                            void *h, float *s, int64_t i, __m256 *a0, __m256 *a1)
 {
+    prefetch_ahead(x, r, i * 2);
     (void)k;
     (void)h;
     __m256 lo, hi;
@@ -224,6 +191,7 @@ static inline void src_mem_bf16(const void *x, const void *r, const void *h,
 static inline void p1_f16(const row_ctx *k, const void *x, const void *r,
                           void *h, float *s, int64_t i, __m256 *a0, __m256 *a1)
 {
+    prefetch_ahead(x, r, i * 2);
     const uint16_t *xp = (const uint16_t *)x + i;
     __m256 a = load8_f16(xp), b = load8_f16(xp + 8);
     if (r) {
@@ -267,6 +235,7 @@ static inline void src_mem_f16(const void *x, const void *r, const void *h,
 static inline void p1_f32(const row_ctx *k, const void *x, const void *r,
                           void *h, float *s, int64_t i, __m256 *a0, __m256 *a1)
 {
+    prefetch_ahead(x, r, i * 4);
     const float *xp = (const float *)x + i;
     __m256 a = _mm256_loadu_ps(xp), b = _mm256_loadu_ps(xp + 8);
     if (r) {
@@ -307,153 +276,12 @@ static inline void src_mem_f32(const void *x, const void *r, const void *h,
     *b = _mm256_loadu_ps(p + 8);
 }
 
-/* ---- the scalar tails (elements past the last 16-block), per dtype ---- */
-
-static inline float to_f(const void *p, int64_t i, rowops_dtype dt)
-{
-    return rowops_load_f(p, i, dt);
-}
-
-/* Pass 1 over [from, n): writes h (float16/float32) and s; the sum. */
-static float tail1(const row_ctx *k, rowops_dtype dt, const row_ptrs *p,
-                   float *s, int64_t from)
-{
-    float sum = 0.f;
-    for (int64_t i = from; i < k->n; ++i) {
-        float v = to_f(p->x, i, dt);
-        if (p->r) {
-            const float raw = v + to_f(p->r, i, dt);
-            if (dt == ROWOPS_BF16) {
-                v = rowops_bf16_to_f32(rowops_f32_to_bf16(raw));
-            } else {
-                rowops_store_f(p->h, i, dt, raw);
-                v = to_f(p->h, i, dt);
-            }
-        }
-        if (s)
-            s[i] = v;
-        sum += v * v;
-    }
-    return sum;
-}
-
-/* Pass 2 over [from, n): h from s, else as src_mem reads it. */
-static void tail2(const row_ctx *k, rowops_dtype dt, const row_ptrs *p,
-                  const float *s, int64_t from, float rstd)
-{
-    for (int64_t i = from; i < k->n; ++i) {
-        float v;
-        if (s)
-            v = s[i];
-        else if (dt == ROWOPS_BF16)
-            v = bf16_h_at(p->x, p->r, i);
-        else
-            v = to_f(p->r ? p->h : p->x, i, dt);
-        if (p->h && dt == ROWOPS_BF16)
-            rowops_store_f(p->h, i, dt, v);
-        float y = v * rstd;
-        if (k->w)
-            y *= weight_at(k, i, dt);
-        rowops_store_f(p->out, i, dt, y);
-    }
-}
-
-/* ---- the row drivers, one set per dtype ---------------------------------
- * Only bfloat16 rows can fail (non-finite sum: redone by the caller). */
-
-#define SUM_OK_bf16(sum) isfinite(sum)
-#define SUM_OK_f16(sum) 1
-#define SUM_OK_f32(sum) 1
-
-#define DEFINE_DRIVERS(D, DT)                                                  \
-    /* One row, pass 1 then pass 2 (no scratch). 0: redo the row. */           \
-    static int wide_##D(const row_ctx *k, const row_ptrs *p)                   \
-    {                                                                          \
-        const int64_t blocks = k->n & ~(int64_t)15;                            \
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0;                              \
-        for (int64_t i = 0; i < blocks; i += 16)                               \
-            p1_##D(k, p->x, p->r, p->h, NULL, i, &a0, &a1);                    \
-        const float sum =                                                      \
-            hsum8(_mm256_add_ps(a0, a1)) + tail1(k, DT, p, NULL, blocks);      \
-        if (!SUM_OK_##D(sum))                                                  \
-            return 0;                                                          \
-        const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);           \
-        const __m256 rv = _mm256_set1_ps(rstd);                                \
-        for (int64_t i = 0; i < blocks; i += 16) {                             \
-            __m256 lo, hi;                                                     \
-            src_mem_##D(p->x, p->r, p->h, i, &lo, &hi);                        \
-            p2_##D(k, lo, hi, p->h, p->out, i, rv);                            \
-        }                                                                      \
-        tail2(k, DT, p, NULL, blocks, rstd);                                   \
-        *p->rstd = rstd;                                                       \
-        return 1;                                                              \
-    }                                                                          \
-                                                                               \
-    /* Pass 1 of one row into s; returns its sum of squares. */                \
-    static float first_##D(const row_ctx *k, const row_ptrs *p, float *s)      \
-    {                                                                          \
-        const int64_t blocks = k->n & ~(int64_t)15;                            \
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0;                              \
-        for (int64_t i = 0; i < blocks; i += 16)                               \
-            p1_##D(k, p->x, p->r, p->h, s, i, &a0, &a1);                       \
-        return hsum8(_mm256_add_ps(a0, a1)) + tail1(k, DT, p, s, blocks);      \
-    }                                                                          \
-                                                                               \
-    /* Rows [b, e) pipelined; rows whose sum fails are redone strided. */      \
-    static void rows_##D(const rowops_call *c, const row_ctx *k, int64_t b,    \
-                         int64_t e, float *s_cur, float *s_next)               \
-    {                                                                          \
-        const int64_t blocks = k->n & ~(int64_t)15;                            \
-        row_ptrs cur;                                                          \
-        row_pointers(c, b, &cur);                                              \
-        row_ptrs next = cur;                                                   \
-        float sum = first_##D(k, &cur, s_cur);                                 \
-        for (int64_t j = b; j < e; ++j) {                                      \
-            const int more = j + 1 < e;                                        \
-            if (more)                                                          \
-                row_pointers(c, j + 1, &next);                                 \
-            float next_sum = 0.f;                                              \
-            if (!SUM_OK_##D(sum)) {                                            \
-                rowops_cpu_strided(c, j, j + 1); /* nothing written yet */     \
-                if (more)                                                      \
-                    next_sum = first_##D(k, &next, s_next);                    \
-            } else {                                                           \
-                const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);   \
-                const __m256 rv = _mm256_set1_ps(rstd);                        \
-                __m256 a0 = _mm256_setzero_ps(), a1 = a0;                      \
-                for (int64_t i = 0; i < blocks; i += 16) {                     \
-                    p2_##D(k, _mm256_load_ps(s_cur + i),                       \
-                           _mm256_load_ps(s_cur + i + 8), cur.h, cur.out, i,   \
-                           rv);                                                \
-                    if (more)                                                  \
-                        p1_##D(k, next.x, next.r, next.h, s_next, i, &a0,      \
-                               &a1);                                           \
-                }                                                              \
-                tail2(k, DT, &cur, s_cur, blocks, rstd);                       \
-                *cur.rstd = rstd;                                              \
-                if (more)                                                      \
-                    next_sum = hsum8(_mm256_add_ps(a0, a1)) +                  \
-                               tail1(k, DT, &next, s_next, blocks);            \
-            }                                                                  \
-            float *t = s_cur;                                                  \
-            s_cur = s_next;                                                    \
-            s_next = t;                                                        \
-            cur = next;                                                        \
-            sum = next_sum;                                                    \
-        }                                                                      \
-    }
-
-static void row_pointers(const rowops_call *c, int64_t row, row_ptrs *p)
-{
-    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    p->x = rowops_tensor_row_ptr(&c->x, row);
-    p->r = fused ? rowops_tensor_row_ptr(&c->residual, row) : NULL;
-    p->h = fused ? rowops_tensor_row_ptr(&c->residual_out, row) : NULL;
-    p->out = rowops_tensor_row_ptr(&c->out, row);
-    p->rstd =
-        (float *)c->rstd.data +
-        rowops_index_offset(c->rstd.sizes, c->rstd.strides, c->rstd.rank, row);
-}
+#define FAST_VEC __m256
+#define FAST_BLOCK 16
+#define FAST_ZERO() _mm256_setzero_ps()
+#define FAST_SET1(f) _mm256_set1_ps(f)
+#define FAST_LOAD(p) _mm256_load_ps(p)
+#define FAST_HSUM2(a, b) hsum8(_mm256_add_ps(a, b))
 
 DEFINE_DRIVERS(bf16, ROWOPS_BF16)
 DEFINE_DRIVERS(f16, ROWOPS_F16)
@@ -484,49 +312,7 @@ static int weight_finite(const rowops_call *c, int64_t n)
     return 1;
 }
 
-static void fast_rows(const rowops_call *c, int64_t row_begin, int64_t row_end,
-                      int stream)
-{
-    if (row_begin >= row_end)
-        return;
-    const int64_t n = c->x.sizes[c->x.rank - 1];
-    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    const rowops_dtype dt = c->x.dtype;
-    /* A non-finite weight makes NaN outputs from finite rows: every
-     * bfloat16 row then takes the exact path. */
-    if (dt == ROWOPS_BF16 && fused && !weight_finite(c, n)) {
-        rowops_cpu_strided(c, row_begin, row_end);
-        return;
-    }
-    const row_ctx k = {
-        .n = n,
-        .eps = (float)c->eps,
-        .w = fused ? c->weight.data : NULL,
-        .w_f32 = fused && c->weight.dtype == ROWOPS_F32,
-        .stream = stream,
-    };
-    if (n <= SCRATCH_ELEMS) {
-        float s0[SCRATCH_ELEMS] __attribute__((aligned(32)));
-        float s1[SCRATCH_ELEMS] __attribute__((aligned(32)));
-        switch (dt) {
-        case ROWOPS_BF16: rows_bf16(c, &k, row_begin, row_end, s0, s1); break;
-        case ROWOPS_F16: rows_f16(c, &k, row_begin, row_end, s0, s1); break;
-        default: rows_f32(c, &k, row_begin, row_end, s0, s1); break;
-        }
-    } else {
-        for (int64_t row = row_begin; row < row_end; ++row) {
-            row_ptrs p;
-            row_pointers(c, row, &p);
-            const int ok = dt == ROWOPS_BF16  ? wide_bf16(&k, &p)
-                           : dt == ROWOPS_F16 ? wide_f16(&k, &p)
-                                              : wide_f32(&k, &p);
-            if (!ok)
-                rowops_cpu_strided(c, row, row + 1); /* nothing written */
-        }
-    }
-    if (stream)
-        _mm_sfence(); /* order the streamed rows before the caller's join */
-}
+DEFINE_FAST_ROWS(fast_rows, weight_finite, _mm_sfence)
 
 void rowops_cpu_fast_avx2(const rowops_call *c, int64_t row_begin,
                           int64_t row_end)

@@ -16,6 +16,8 @@ static unsigned detect(void)
         f |= ROWOPS_CPU_FMA;
     if (__builtin_cpu_supports("avx512f"))
         f |= ROWOPS_CPU_AVX512F;
+    if (__builtin_cpu_supports("avx512bw"))
+        f |= ROWOPS_CPU_AVX512BW;
     /* F16C has no __builtin_cpu_supports name in gcc 12: CPUID.1:ECX[29] */
     unsigned a, b, c, d;
     __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
@@ -55,7 +57,8 @@ const char *rowops_cpu_features_text(unsigned mask, char *buf, unsigned len)
     } names[] = {{ROWOPS_CPU_AVX2, "AVX2"},
                  {ROWOPS_CPU_FMA, "FMA"},
                  {ROWOPS_CPU_F16C, "F16C"},
-                 {ROWOPS_CPU_AVX512F, "AVX512F"}};
+                 {ROWOPS_CPU_AVX512F, "AVX512F"},
+                 {ROWOPS_CPU_AVX512BW, "AVX512BW"}};
     if (!len)
         return buf;
     buf[0] = '\0';

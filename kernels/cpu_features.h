@@ -11,12 +11,17 @@ enum {
     ROWOPS_CPU_AVX2 = 1u << 0,
     ROWOPS_CPU_FMA = 1u << 1,
     ROWOPS_CPU_F16C = 1u << 2,
-    ROWOPS_CPU_AVX512F = 1u << 3
+    ROWOPS_CPU_AVX512F = 1u << 3,
+    ROWOPS_CPU_AVX512BW = 1u << 4
 };
 
 /* What the fast AVX2 kernel needs. */
 #define ROWOPS_CPU_FAST_FEATURES                                               \
     (ROWOPS_CPU_AVX2 | ROWOPS_CPU_FMA | ROWOPS_CPU_F16C)
+
+/* What the fast AVX-512 kernel needs. */
+#define ROWOPS_CPU_FAST512_FEATURES                                            \
+    (ROWOPS_CPU_FAST_FEATURES | ROWOPS_CPU_AVX512F | ROWOPS_CPU_AVX512BW)
 
 /* The detected features, or the override if one is set. */
 unsigned rowops_cpu_features(void);

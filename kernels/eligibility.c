@@ -11,9 +11,11 @@
  *   5. every data pointer aligned to the vector width;
  *   6. every leading stride, in bytes, a multiple of the vector width, so
  *      every row starts aligned. Leading dims of size 1 are not checked.
- * On the CPU with AVX2, the fast path streams its stores (cpu_fast_avx2_nt)
- * when out + residual_out fill at least 1/ROWOPS_STREAM_LLC_DEN of the
- * last-level cache.
+ * On the CPU the fast kernel is the AVX-512 one where AVX-512 F+BW are
+ * detected (with AVX2+FMA+F16C), else the AVX2 one, else the portable one;
+ * the AVX kernels stream their stores (the _nt forms) when out +
+ * residual_out fill at least 1/ROWOPS_STREAM_LLC_DEN of the last-level
+ * cache.
  *
  * Column-major rows (CPU, AVX2+FMA+F16C, dtype as in 1., any N): x 2-D with
  * strides {1, S >= B} (a transposed view), residual with x's sizes and
@@ -47,6 +49,8 @@ const char *rowops_impl_name(rowops_impl impl)
     case ROWOPS_IMPL_CUDA_FAST: return "cuda_fast";
     case ROWOPS_IMPL_CPU_FAST_AVX2_NT: return "cpu_fast_avx2_nt";
     case ROWOPS_IMPL_CPU_COLMAJOR_AVX2: return "cpu_colmajor_avx2";
+    case ROWOPS_IMPL_CPU_FAST_AVX512: return "cpu_fast_avx512";
+    case ROWOPS_IMPL_CPU_FAST_AVX512_NT: return "cpu_fast_avx512_nt";
     default: return "unknown";
     }
 }
@@ -271,18 +275,26 @@ static rowops_choice choose(const rowops_call *call, int want)
                              (double)rowops_dtype_size(dt) *
                              (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM ? 2 : 1);
     const double llc = (double)rowops_cpu_llc_bytes_cached();
-    if (out_bytes * ROWOPS_STREAM_LLC_DEN >= llc)
-        return choice(want, ROWOPS_IMPL_CPU_FAST_AVX2_NT,
-                      "CPU fast (AVX2, streaming stores): %s, unit stride, "
+    const int stream = out_bytes * ROWOPS_STREAM_LLC_DEN >= llc;
+    const int wide =
+        (have & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;
+    const rowops_impl impl = wide ? (stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
+                                            : ROWOPS_IMPL_CPU_FAST_AVX512)
+                                  : (stream ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
+                                            : ROWOPS_IMPL_CPU_FAST_AVX2);
+    const char *isa = wide ? "AVX-512" : "AVX2";
+    if (stream)
+        return choice(want, impl,
+                      "CPU fast (%s, streaming stores): %s, unit stride, "
                       "32-byte aligned rows, N = %lld <= %lld, outputs "
                       "%.1f MiB >= 1/%d of the %.0f MiB last-level cache",
-                      rowops_dtype_name(dt), (long long)n, (long long)limit,
-                      out_bytes / 1048576.0, ROWOPS_STREAM_LLC_DEN,
-                      llc / 1048576.0);
-    return choice(want, ROWOPS_IMPL_CPU_FAST_AVX2,
-                  "CPU fast (AVX2): %s, unit stride, 32-byte aligned rows, "
+                      isa, rowops_dtype_name(dt), (long long)n,
+                      (long long)limit, out_bytes / 1048576.0,
+                      ROWOPS_STREAM_LLC_DEN, llc / 1048576.0);
+    return choice(want, impl,
+                  "CPU fast (%s): %s, unit stride, 32-byte aligned rows, "
                   "N = %lld <= %lld",
-                  rowops_dtype_name(dt), (long long)n, (long long)limit);
+                  isa, rowops_dtype_name(dt), (long long)n, (long long)limit);
 }
 
 rowops_choice rowops_choose(const rowops_call *call)

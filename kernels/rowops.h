@@ -54,6 +54,8 @@ typedef enum rowops_impl {
     ROWOPS_IMPL_CUDA_FAST = 5,
     ROWOPS_IMPL_CPU_FAST_AVX2_NT = 6,
     ROWOPS_IMPL_CPU_COLMAJOR_AVX2 = 7,
+    ROWOPS_IMPL_CPU_FAST_AVX512 = 8,
+    ROWOPS_IMPL_CPU_FAST_AVX512_NT = 9,
     ROWOPS_IMPL_COUNT
 } rowops_impl;
 
@@ -109,6 +111,13 @@ void rowops_cpu_fast_portable(const rowops_call *call, int64_t row_begin,
  * calls whose outputs exceed the last-level cache (ROWOPS_STREAM_*). */
 void rowops_cpu_fast_avx2_nt(const rowops_call *call, int64_t row_begin,
                              int64_t row_end);
+/* The same two at 512 bits (AVX-512 F+BW), picked where the CPU has them:
+ * the same eligible calls, the same results bit for bit except the float32
+ * summation order of rstd. */
+void rowops_cpu_fast_avx512(const rowops_call *call, int64_t row_begin,
+                            int64_t row_end);
+void rowops_cpu_fast_avx512_nt(const rowops_call *call, int64_t row_begin,
+                               int64_t row_end);
 /* Rows stored column-major (x.strides = {1, S}, S >= B, 2-D): reads x and
  * residual in tiles of rows along the columns, writes row-major outputs
  * (kernels/cpu_colmajor_avx2.c). */

@@ -74,6 +74,12 @@ bool run_kernel(rowops_call &call, const at::Tensor &x)
     case ROWOPS_IMPL_CPU_COLMAJOR_AVX2:
         run_cpu(call, rowops_cpu_colmajor_avx2);
         return true;
+    case ROWOPS_IMPL_CPU_FAST_AVX512:
+        run_cpu(call, rowops_cpu_fast_avx512);
+        return true;
+    case ROWOPS_IMPL_CPU_FAST_AVX512_NT:
+        run_cpu(call, rowops_cpu_fast_avx512_nt);
+        return true;
     case ROWOPS_IMPL_REFERENCE: return false;
     default: run_cuda(call, impl, x); return true;
     }

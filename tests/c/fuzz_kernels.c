@@ -12,7 +12,8 @@
  *
  * Kernels run: cpu_strided always, cpu_fast_portable when rowops_choose
  * picks a fast path, cpu_fast_avx2 and cpu_fast_avx2_nt when it does and
- * the CPU has AVX2+FMA+F16C (as tests/c/test_kernels.c decides),
+ * the CPU has AVX2+FMA+F16C (as tests/c/test_kernels.c decides), the
+ * cpu_fast_avx512 pair where it also has AVX-512 F+BW,
  * cpu_colmajor_avx2 when it picks that kernel. One case in ten aims at
  * the column-major kernel, four at the row-major fast path. Each runs on fresh
  * NaN-poisoned outputs, sometimes split into two row ranges as a thread pool
@@ -527,13 +528,25 @@ static void on_fault(int sig)
 
 typedef void (*kernel_fn)(const rowops_call *, int64_t, int64_t);
 
-enum { K_STRIDED, K_AVX2, K_AVX2_NT, K_PORTABLE, K_COLMAJOR, K_COUNT };
+enum {
+    K_STRIDED,
+    K_AVX2,
+    K_AVX2_NT,
+    K_AVX512,
+    K_AVX512_NT,
+    K_PORTABLE,
+    K_COLMAJOR,
+    K_COUNT
+};
 static const char *kernel_names[K_COUNT] = {
-    "cpu_strided", "cpu_fast_avx2", "cpu_fast_avx2_nt", "cpu_fast_portable",
+    "cpu_strided",      "cpu_fast_avx2",      "cpu_fast_avx2_nt",
+    "cpu_fast_avx512",  "cpu_fast_avx512_nt", "cpu_fast_portable",
     "cpu_colmajor_avx2"};
 static const kernel_fn kernel_fns[K_COUNT] = {
-    rowops_cpu_strided, rowops_cpu_fast_avx2, rowops_cpu_fast_avx2_nt,
-    rowops_cpu_fast_portable, rowops_cpu_colmajor_avx2};
+    rowops_cpu_strided,        rowops_cpu_fast_avx2,
+    rowops_cpu_fast_avx2_nt,   rowops_cpu_fast_avx512,
+    rowops_cpu_fast_avx512_nt, rowops_cpu_fast_portable,
+    rowops_cpu_colmajor_avx2};
 
 static int kernel_allowed(int k, const rowops_call *call)
 {
@@ -546,10 +559,15 @@ static int kernel_allowed(int k, const rowops_call *call)
         return impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2 && avx2;
     if (impl != ROWOPS_IMPL_CPU_FAST_AVX2 &&
         impl != ROWOPS_IMPL_CPU_FAST_AVX2_NT &&
+        impl != ROWOPS_IMPL_CPU_FAST_AVX512 &&
+        impl != ROWOPS_IMPL_CPU_FAST_AVX512_NT &&
         impl != ROWOPS_IMPL_CPU_FAST_PORTABLE)
         return 0;
     if (k == K_AVX2 || k == K_AVX2_NT)
         return avx2;
+    if (k == K_AVX512 || k == K_AVX512_NT)
+        return (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
+               ROWOPS_CPU_FAST512_FEATURES;
     return 1;
 }
 

@@ -39,6 +39,18 @@ static void run_fast_avx2_nt(const rowops_call *c)
     rowops_cpu_fast_avx2_nt(c, 0, rows / 2);
 }
 
+static void run_fast_avx512(const rowops_call *c)
+{
+    rowops_cpu_fast_avx512(c, 0, rowops_tensor_rows(&c->x));
+}
+
+static void run_fast_avx512_nt(const rowops_call *c)
+{
+    const int64_t rows = rowops_tensor_rows(&c->x);
+    rowops_cpu_fast_avx512_nt(c, rows / 2, rows);
+    rowops_cpu_fast_avx512_nt(c, 0, rows / 2);
+}
+
 static void run_fast_portable(const rowops_call *c)
 {
     const int64_t rows = rowops_tensor_rows(&c->x);
@@ -57,6 +69,8 @@ static const struct {
     {"cpu_strided/split", run_strided_split, 0},
     {"cpu_fast_avx2", run_fast_avx2, 1},
     {"cpu_fast_avx2_nt/split", run_fast_avx2_nt, 1},
+    {"cpu_fast_avx512", run_fast_avx512, 1},
+    {"cpu_fast_avx512_nt/split", run_fast_avx512_nt, 1},
     {"cpu_fast_portable/split", run_fast_portable, 1},
 };
 
@@ -93,10 +107,17 @@ static void check_one(size_t k, rowops_op op, rowops_dtype dt, rowops_dtype wdt,
             ROWOPS_CPU_FAST_FEATURES;
         const int avx2_kernel = kernels[k].run == run_fast_avx2 ||
                                 kernels[k].run == run_fast_avx2_nt;
+        const int avx512_kernel = kernels[k].run == run_fast_avx512 ||
+                                  kernels[k].run == run_fast_avx512_nt;
+        const int avx512_ok =
+            (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
+            ROWOPS_CPU_FAST512_FEATURES;
         if ((impl != ROWOPS_IMPL_CPU_FAST_AVX2 &&
              impl != ROWOPS_IMPL_CPU_FAST_AVX2_NT &&
+             impl != ROWOPS_IMPL_CPU_FAST_AVX512 &&
+             impl != ROWOPS_IMPL_CPU_FAST_AVX512_NT &&
              impl != ROWOPS_IMPL_CPU_FAST_PORTABLE) ||
-            (avx2_kernel && !avx2_ok)) {
+            (avx2_kernel && !avx2_ok) || (avx512_kernel && !avx512_ok)) {
             c_sample_free(&s);
             return;
         }
@@ -203,10 +224,18 @@ static void check_bf16_nonfinite(void)
         return;
     }
     static void (*const kernels_nt[])(const rowops_call *, int64_t, int64_t) = {
-        rowops_cpu_fast_avx2, rowops_cpu_fast_avx2_nt};
+        rowops_cpu_fast_avx2, rowops_cpu_fast_avx2_nt, rowops_cpu_fast_avx512,
+        rowops_cpu_fast_avx512_nt};
+    static const char *const names_nt[] = {"cpu_fast_avx2", "cpu_fast_avx2_nt",
+                                           "cpu_fast_avx512",
+                                           "cpu_fast_avx512_nt"};
+    const int has512 = (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
+                       ROWOPS_CPU_FAST512_FEATURES;
+    if (!has512)
+        printf("SKIP bf16 non-finite rows at 512 bits: no AVX-512 F+BW\n");
     const int64_t B = 4, N = 48;
     for (int weight_case = 0; weight_case < 3; ++weight_case)
-        for (size_t k = 0; k < 2; ++k)
+        for (size_t k = 0; k < (has512 ? 4u : 2u); ++k)
             for (int inplace = 0; inplace < 2; ++inplace) {
                 c_sample a, b;
                 for (int t = 0; t < 2; ++t) {
@@ -240,8 +269,7 @@ static void check_bf16_nonfinite(void)
                                     (size_t)B * 4) == 0,
                          "bf16 non-finite rows: %s weight case %d inplace %d "
                          "differs from cpu_strided",
-                         k ? "cpu_fast_avx2_nt" : "cpu_fast_avx2", weight_case,
-                         inplace);
+                         names_nt[k], weight_case, inplace);
                 c_sample_free(&a);
                 c_sample_free(&b);
             }

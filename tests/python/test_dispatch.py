@@ -12,9 +12,10 @@ from samples import (TOL, Sample, assert_matches_formula, formula, samples)
 
 ops = torch.ops.rowops
 AVX2, FMA, F16C = 1, 2, 4
-HAS_FAST_CPU = "AVX2" in rowops.explain_dispatch(
-    "rms_norm_rows", torch.ones(1, 8)).reason
-FAST = "cpu_fast_avx2" if HAS_FAST_CPU else "cpu_fast_portable"
+# The fast kernel this CPU gets: AVX-512, AVX2 or portable (a tiny call:
+# never the streaming form).
+FAST = rowops.explain_dispatch("rms_norm_rows", torch.ones(1, 8)).impl
+HAS_FAST_CPU = FAST != "cpu_fast_portable"
 # Transposed (column-major) rows: their own AVX2 kernel, else strided.
 COLMAJOR = "cpu_colmajor_avx2" if HAS_FAST_CPU else "cpu_strided"
 COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
