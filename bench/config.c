@@ -55,7 +55,7 @@ void opcost_config_usage(FILE *out)
         "                       or a shape file; repeatable\n"
         "                       (default: llama-3.1-8b-conv, edges)\n"
         "  --paths LIST         comma-separated paths (default: all but the\n"
-        "                       calibration paths; see `opcost list`)\n"
+        "                       ones run only when named; see `opcost list`)\n"
         "  --variants LIST      kernel variants for the kernel path: auto "
         "(what\n"
         "                       the eligibility function picks) or names from\n"
@@ -320,7 +320,7 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
     }
     if (cfg->npaths == 0)
         for (size_t i = 0; i < opcost_path_count(); ++i)
-            if (!opcost_path_at(i)->calibration)
+            if (!opcost_path_at(i)->named_only)
                 cfg->paths[cfg->npaths++] = opcost_path_at(i);
     if (cfg->nvariants == 0)
         cfg->variants[cfg->nvariants++] = &opcost_variant_auto;

@@ -40,7 +40,7 @@ static int list_main(void)
     printf("paths:\n");
     for (size_t i = 0; i < opcost_path_count(); ++i)
         printf("  %-28s %s%s\n", opcost_path_at(i)->name,
-               opcost_path_at(i)->calibration ? "[run only when named] " : "",
+               opcost_path_at(i)->named_only ? "[run only when named] " : "",
                opcost_path_at(i)->description);
     printf("kernel variants (--variants, for the kernel path):\n");
     printf("  %-18s %s\n", "auto", opcost_variant_auto.what);

@@ -28,8 +28,12 @@ typedef struct opcost_path {
     int takes_variants; /* --variants applies */
     int needs_torch;    /* reaches libtorch through the bridge */
     /* A calibration path (add-kernel, torch-add-*): times something other
-     * than the op, as a yardstick; run only when --paths names it. */
+     * than the op, as a yardstick. */
     int calibration;
+    /* Left out of the default selection, run only when --paths names it:
+     * the calibration paths, and `distributed`, whose second rank shares
+     * the machine's cores and slows every other path of the same run. */
+    int named_only;
     /* Sets up for r->w (conversions, wrapping). 0 ready; 1 skipped with
      * the reason in why; -1 error in why. */
     int (*prepare)(opcost_path_run *r, char *why, size_t len);

@@ -1,12 +1,14 @@
 /* `add-kernel`: calibration, not the op. h = x + residual as a bare C loop
  * (compiled for AVX-512 (x86-64-v4), AVX2 and the baseline, the best picked
- * at load time, as PyTorch's own CPU kernels are) into the
+ * at load time, as PyTorch's own CPU kernels are), split over PyTorch's
+ * threads with torch's elementwise grain, into the
  * set's residual_out: the add's arithmetic alone, as `kernel` is the op's.
  * `torch-add-cpp` / `torch-add-python` minus this is what PyTorch's own
  * smallest op pays per call beyond its arithmetic, the yardstick of
  * `eager-cpp` / `eager-python` minus `kernel`. Contiguous float32 and
  * bfloat16 inputs of the fused op only. */
 #include "path.h"
+#include "rowops_bridge.h"
 #include "rowops_half.h"
 
 #include <stdio.h>
@@ -51,15 +53,35 @@ static int add_prepare(opcost_path_run *r, char *why, size_t len)
     return 0;
 }
 
+typedef struct add_task {
+    const opcost_set *set;
+    int f32;
+} add_task;
+
+static void add_range(void *ctx, int64_t begin, int64_t end)
+{
+    const add_task *t = ctx;
+    const opcost_set *s = t->set;
+    if (t->f32)
+        add_f32((const float *)s->x.data + begin,
+                (const float *)s->residual.data + begin,
+                (float *)s->residual_out.data + begin, end - begin);
+    else
+        add_bf16((const uint16_t *)s->x.data + begin,
+                 (const uint16_t *)s->residual.data + begin,
+                 (uint16_t *)s->residual_out.data + begin, end - begin);
+}
+
+/* PyTorch's own grain for elementwise kernels (at::internal::GRAIN_SIZE):
+ * the add splits across threads where torch.add does. */
+#define TORCH_GRAIN 32768
+
 static int add_run(opcost_path_run *r, int set, char *err, size_t len)
 {
     (void)err, (void)len;
-    const opcost_set *s = &r->w->sets[set];
-    const int64_t n = r->w->c.B * r->w->c.N;
-    if (r->w->c.dtype == ROWOPS_F32)
-        add_f32(s->x.data, s->residual.data, s->residual_out.data, n);
-    else
-        add_bf16(s->x.data, s->residual.data, s->residual_out.data, n);
+    add_task t = {&r->w->sets[set], r->w->c.dtype == ROWOPS_F32};
+    rowops_bridge_parallel_for(r->w->c.B * r->w->c.N, TORCH_GRAIN, add_range,
+                               &t);
     return 0;
 }
 
@@ -82,8 +104,9 @@ const opcost_path opcost_path_add_kernel = {
                    "buffer (the add's arithmetic alone); fused op, "
                    "contiguous float32/bfloat16 only",
     .takes_variants = 0,
-    .needs_torch = 0,
+    .needs_torch = 1, /* PyTorch's thread pool, as torch.add uses it */
     .calibration = 1,
+    .named_only = 1,
     .prepare = add_prepare,
     .run = add_run,
     .verify = add_verify,

@@ -303,6 +303,9 @@ const opcost_path opcost_path_distributed = {
         "communication included ($OPCOST_DISTRIBUTED_PLACEMENT: rows, "
         "hidden, replicate)",
     .takes_variants = 0,
+    /* rank 1 shares the cores: in a run with other paths it slowed them
+     * (kernel at B = 10: 4.9 -> 31 us), so it runs only when named */
+    .named_only = 1,
     .needs_torch = 1,
     .prepare = dist_prepare,
     .run = dist_run,

@@ -29,6 +29,7 @@ void opcost_python_annotate(opcost_path_run *r, char *note, size_t len);
         .takes_variants = 0,                                                   \
         .needs_torch = 1,                                                      \
         .calibration = is_calibration,                                         \
+        .named_only = is_calibration,                                          \
         .prepare = opcost_python_prepare,                                      \
         .run = opcost_python_run,                                              \
         .verify = opcost_python_verify,                                        \

@@ -38,6 +38,7 @@ void opcost_torch_release(opcost_path_run *r);
         .takes_variants = 0,                                                   \
         .needs_torch = 1,                                                      \
         .calibration = (route) == ROWOPS_BRIDGE_TORCH_ADD,                     \
+        .named_only = (route) == ROWOPS_BRIDGE_TORCH_ADD,                      \
         .prepare = prepare_##ident,                                            \
         .run = opcost_torch_run,                                               \
         .verify = opcost_torch_verify,                                         \
