@@ -2,9 +2,12 @@
 #include <Python.h>
 
 #include "python_embed.h"
+#include "shape_file.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef OPCOST_PYTHON_EXECUTABLE
 #define OPCOST_PYTHON_EXECUTABLE "python3"
@@ -96,5 +99,44 @@ int opcost_python_exec(const char *code, char *err, size_t errlen)
     if (!r)
         return opcost_python_error(err, errlen);
     Py_DECREF(r);
+    return 0;
+}
+
+/* (address, dtype, sizes, strides) of a descriptor, for rowops._bench. */
+opcost_pyobj *opcost_python_tensor_spec(const rowops_tensor *t)
+{
+    PyObject *sizes = PyTuple_New(t->rank), *strides = PyTuple_New(t->rank);
+    if (!sizes || !strides) {
+        Py_XDECREF(sizes);
+        Py_XDECREF(strides);
+        return NULL;
+    }
+    for (int d = 0; d < t->rank; ++d) {
+        PyTuple_SET_ITEM(sizes, d, PyLong_FromLongLong(t->sizes[d]));
+        PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(t->strides[d]));
+    }
+    return Py_BuildValue("(KsNN)", (unsigned long long)(uintptr_t)t->data,
+                         rowops_dtype_name(t->dtype), sizes, strides);
+}
+
+int opcost_python_tensor_from_spec(opcost_pyobj *spec, rowops_tensor *t)
+{
+    unsigned long long addr;
+    const char *dtype;
+    PyObject *sizes, *strides;
+    if (!PyArg_ParseTuple(spec, "KsOO", &addr, &dtype, &sizes, &strides))
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->data = (void *)(uintptr_t)addr;
+    t->device = ROWOPS_DEVICE_CPU;
+    if (opcost_dtype_from_name(dtype, &t->dtype))
+        return -1;
+    t->rank = (int)PyTuple_Size(sizes);
+    if (t->rank > ROWOPS_MAX_RANK)
+        return -1;
+    for (int d = 0; d < t->rank; ++d) {
+        t->sizes[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, d));
+        t->strides[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d));
+    }
     return 0;
 }

@@ -40,45 +40,6 @@ typedef struct dist_state {
     long grant;          /* the next grant's size */
 } dist_state;
 
-/* (address, dtype, sizes, strides) of a descriptor, for rowops._bench. */
-static PyObject *spec_of(const rowops_tensor *t)
-{
-    PyObject *sizes = PyTuple_New(t->rank), *strides = PyTuple_New(t->rank);
-    if (!sizes || !strides) {
-        Py_XDECREF(sizes);
-        Py_XDECREF(strides);
-        return NULL;
-    }
-    for (int d = 0; d < t->rank; ++d) {
-        PyTuple_SET_ITEM(sizes, d, PyLong_FromLongLong(t->sizes[d]));
-        PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(t->strides[d]));
-    }
-    return Py_BuildValue("(KsNN)", (unsigned long long)(uintptr_t)t->data,
-                         rowops_dtype_name(t->dtype), sizes, strides);
-}
-
-static int tensor_of(PyObject *spec, rowops_tensor *t)
-{
-    unsigned long long addr;
-    const char *dtype;
-    PyObject *sizes, *strides;
-    if (!PyArg_ParseTuple(spec, "KsOO", &addr, &dtype, &sizes, &strides))
-        return -1;
-    memset(t, 0, sizeof *t);
-    t->data = (void *)(uintptr_t)addr;
-    t->device = ROWOPS_DEVICE_CPU;
-    if (opcost_dtype_from_name(dtype, &t->dtype))
-        return -1;
-    t->rank = (int)PyTuple_Size(sizes);
-    if (t->rank > ROWOPS_MAX_RANK)
-        return -1;
-    for (int d = 0; d < t->rank; ++d) {
-        t->sizes[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, d));
-        t->strides[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d));
-    }
-    return 0;
-}
-
 /* Argument a of a set: x, residual, weight. */
 static const rowops_tensor *arg_of(const opcost_set *set, int a)
 {
@@ -124,8 +85,9 @@ static int dist_prepare(opcost_path_run *r, char *why, size_t len)
             snprintf(why, len, "input sets not evenly spaced in memory");
             return -1;
         }
-        PyObject *col = Py_BuildValue("(Nn)", spec_of(arg_of(&w->sets[0], a)),
-                                      (Py_ssize_t)step);
+        PyObject *col = Py_BuildValue(
+            "(Nn)", opcost_python_tensor_spec(arg_of(&w->sets[0], a)),
+            (Py_ssize_t)step);
         if (!col) {
             Py_DECREF(columns);
             return fail(why, len);
@@ -236,7 +198,8 @@ static int dist_verify(opcost_path_run *r, int set, char *why, size_t len)
     const Py_ssize_t n = PyList_Size(specs);
     int bad = n < 2 || n > 3;
     for (Py_ssize_t i = 0; !bad && i < n; ++i)
-        bad = tensor_of(PyList_GET_ITEM(specs, i), &t[i]) != 0;
+        bad = opcost_python_tensor_from_spec(PyList_GET_ITEM(specs, i),
+                                             &t[i]) != 0;
     Py_DECREF(specs);
     if (bad) {
         PyErr_Clear();

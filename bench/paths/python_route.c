@@ -15,42 +15,6 @@ typedef struct python_state {
     int compiled_first;
 } python_state;
 
-/* (address, dtype, sizes, strides) of a descriptor, for rowops._bench. */
-static PyObject *tensor_spec(const rowops_tensor *t)
-{
-    PyObject *sizes = PyTuple_New(t->rank), *strides = PyTuple_New(t->rank);
-    for (int d = 0; sizes && strides && d < t->rank; ++d) {
-        PyTuple_SET_ITEM(sizes, d, PyLong_FromLongLong(t->sizes[d]));
-        PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(t->strides[d]));
-    }
-    PyObject *spec =
-        Py_BuildValue("(KsNN)", (unsigned long long)(uintptr_t)t->data,
-                      rowops_dtype_name(t->dtype), sizes, strides);
-    return spec;
-}
-
-static int from_spec(PyObject *spec, rowops_tensor *t)
-{
-    unsigned long long addr;
-    const char *dtype;
-    PyObject *sizes, *strides;
-    if (!PyArg_ParseTuple(spec, "KsOO", &addr, &dtype, &sizes, &strides))
-        return -1;
-    memset(t, 0, sizeof *t);
-    t->data = (void *)(uintptr_t)addr;
-    t->device = ROWOPS_DEVICE_CPU;
-    if (opcost_dtype_from_name(dtype, &t->dtype))
-        return -1;
-    t->rank = (int)PyTuple_Size(sizes);
-    if (t->rank > ROWOPS_MAX_RANK)
-        return -1;
-    for (int d = 0; d < t->rank; ++d) {
-        t->sizes[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, d));
-        t->strides[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d));
-    }
-    return 0;
-}
-
 /* torch-add-python: the calibration path, h alone (one output). */
 static int is_add_path(const opcost_path_run *r)
 {
@@ -77,10 +41,11 @@ int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
     PyObject *sets = PyList_New(w->nsets);
     for (int i = 0; sets && i < w->nsets; ++i) {
         const opcost_set *set = &w->sets[i];
-        PyObject *one = fused ? Py_BuildValue("[NNN]", tensor_spec(&set->x),
-                                              tensor_spec(&set->residual),
-                                              tensor_spec(&set->weight))
-                              : Py_BuildValue("[N]", tensor_spec(&set->x));
+        PyObject *one =
+            fused ? Py_BuildValue("[NNN]", opcost_python_tensor_spec(&set->x),
+                                  opcost_python_tensor_spec(&set->residual),
+                                  opcost_python_tensor_spec(&set->weight))
+                  : Py_BuildValue("[N]", opcost_python_tensor_spec(&set->x));
         if (!one) {
             Py_DECREF(sets);
             return opcost_python_error(why, len);
@@ -138,7 +103,8 @@ int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len)
     const Py_ssize_t n = PyList_Size(specs);
     int bad = is_add_path(r) ? n != 1 : n < 2 || n > 3;
     for (Py_ssize_t i = 0; !bad && i < n; ++i)
-        bad = from_spec(PyList_GET_ITEM(specs, i), &t[i]) != 0;
+        bad = opcost_python_tensor_from_spec(PyList_GET_ITEM(specs, i),
+                                             &t[i]) != 0;
     Py_DECREF(specs);
     if (bad) {
         PyErr_Clear();
