@@ -6,6 +6,8 @@
 // op), rstd and weight; the normalized row h * rstd is recomputed. h is an
 // output the model keeps anyway as its residual stream; rstd costs 4 bytes
 // per row (README: "Training").
+#include "op_handle.h"
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/grad_mode.h>
 #include <torch/autograd.h>
@@ -25,23 +27,14 @@ std::optional<Tensor> given(const Tensor &t)
     return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
 }
 
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> op(const char *name)
-{
-    return c10::Dispatcher::singleton()
-        .findSchemaOrThrow(name, "")
-        .template typed<Signature>();
-}
-
 class RmsNormRows : public torch::autograd::Function<RmsNormRows>
 {
   public:
     static variable_list forward(AutogradContext *ctx, const Tensor &x,
                                  double eps)
     {
-        static const auto fwd =
-            op<std::tuple<Tensor, Tensor>(const Tensor &, double)>(
-                "rowops::rms_norm_rows");
+        static const auto fwd = rowops::op_handle<std::tuple<Tensor, Tensor>(
+            const Tensor &, double)>("rowops::rms_norm_rows");
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         auto [y, rstd] = fwd.call(x, eps);
         ctx->save_for_backward({x, rstd});
@@ -51,10 +44,9 @@ class RmsNormRows : public torch::autograd::Function<RmsNormRows>
 
     static variable_list backward(AutogradContext *ctx, variable_list grads)
     {
-        static const auto bwd =
-            op<Tensor(const Tensor &, const std::optional<Tensor> &,
-                      const Tensor &, const Tensor &)>(
-                "rowops::rms_norm_rows_backward");
+        static const auto bwd = rowops::op_handle<Tensor(
+            const Tensor &, const std::optional<Tensor> &, const Tensor &,
+            const Tensor &)>("rowops::rms_norm_rows_backward");
         const auto saved = ctx->get_saved_variables();
         const Tensor &x = saved[0], &rstd = saved[1];
         const Tensor grad_y = grads[0].defined() ? grads[0] : at::zeros_like(x);
@@ -69,9 +61,10 @@ class FusedAddRmsNorm : public torch::autograd::Function<FusedAddRmsNorm>
                                  const Tensor &residual, const Tensor &weight,
                                  double eps)
     {
-        static const auto fwd = op<std::tuple<Tensor, Tensor, Tensor>(
-            const Tensor &, const Tensor &, const Tensor &, double)>(
-            "rowops::fused_add_rms_norm");
+        static const auto fwd =
+            rowops::op_handle<std::tuple<Tensor, Tensor, Tensor>(
+                const Tensor &, const Tensor &, const Tensor &, double)>(
+                "rowops::fused_add_rms_norm");
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         auto [out, h, rstd] = fwd.call(x, residual, weight, eps);
         ctx->save_for_backward({h, weight, rstd});
@@ -81,7 +74,7 @@ class FusedAddRmsNorm : public torch::autograd::Function<FusedAddRmsNorm>
 
     static variable_list backward(AutogradContext *ctx, variable_list grads)
     {
-        static const auto bwd = op<std::tuple<Tensor, Tensor>(
+        static const auto bwd = rowops::op_handle<std::tuple<Tensor, Tensor>(
             const Tensor &, const std::optional<Tensor> &,
             const std::optional<Tensor> &, const Tensor &, const Tensor &,
             const Tensor &)>("rowops::fused_add_rms_norm_backward");
@@ -106,9 +99,9 @@ class FusedAddRmsNormInplace
                                  const Tensor &residual, const Tensor &weight,
                                  double eps)
     {
-        static const auto fwd =
-            op<void(const Tensor &, const Tensor &, const Tensor &, double)>(
-                "rowops::fused_add_rms_norm_");
+        static const auto fwd = rowops::op_handle<void(
+            const Tensor &, const Tensor &, const Tensor &, double)>(
+            "rowops::fused_add_rms_norm_");
         {
             at::AutoDispatchBelowADInplaceOrView below_autograd;
             fwd.call(x, residual, weight, eps);
@@ -145,10 +138,9 @@ class RmsNormRowsBackward
                                  const std::optional<Tensor> &grad_rstd,
                                  const Tensor &x, const Tensor &rstd)
     {
-        static const auto bwd =
-            op<Tensor(const Tensor &, const std::optional<Tensor> &,
-                      const Tensor &, const Tensor &)>(
-                "rowops::rms_norm_rows_backward");
+        static const auto bwd = rowops::op_handle<Tensor(
+            const Tensor &, const std::optional<Tensor> &, const Tensor &,
+            const Tensor &)>("rowops::rms_norm_rows_backward");
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         return {bwd.call(grad_y, grad_rstd, x, rstd)};
     }
@@ -169,7 +161,7 @@ class FusedAddRmsNormBackward
                                  const Tensor &residual_out,
                                  const Tensor &weight, const Tensor &rstd)
     {
-        static const auto bwd = op<std::tuple<Tensor, Tensor>(
+        static const auto bwd = rowops::op_handle<std::tuple<Tensor, Tensor>(
             const Tensor &, const std::optional<Tensor> &,
             const std::optional<Tensor> &, const Tensor &, const Tensor &,
             const Tensor &)>("rowops::fused_add_rms_norm_backward");
@@ -201,9 +193,8 @@ bool records_graph(std::initializer_list<const Tensor *> inputs)
 std::tuple<Tensor, Tensor> rms_norm_rows_autograd(const Tensor &x, double eps)
 {
     if (!records_graph({&x})) {
-        static const auto fwd =
-            op<std::tuple<Tensor, Tensor>(const Tensor &, double)>(
-                "rowops::rms_norm_rows");
+        static const auto fwd = rowops::op_handle<std::tuple<Tensor, Tensor>(
+            const Tensor &, double)>("rowops::rms_norm_rows");
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         return fwd.call(x, eps);
     }
@@ -216,9 +207,10 @@ fused_add_rms_norm_autograd(const Tensor &x, const Tensor &residual,
                             const Tensor &weight, double eps)
 {
     if (!records_graph({&x, &residual, &weight})) {
-        static const auto fwd = op<std::tuple<Tensor, Tensor, Tensor>(
-            const Tensor &, const Tensor &, const Tensor &, double)>(
-            "rowops::fused_add_rms_norm");
+        static const auto fwd =
+            rowops::op_handle<std::tuple<Tensor, Tensor, Tensor>(
+                const Tensor &, const Tensor &, const Tensor &, double)>(
+                "rowops::fused_add_rms_norm");
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         return fwd.call(x, residual, weight, eps);
     }
@@ -234,9 +226,9 @@ void fused_add_rms_norm_inplace_autograd(const Tensor &x,
     // go through the Function so the graph sees them (and refuses them).
     if (!records_graph({&x, &residual, &weight}) && !x.is_view() &&
         !residual.is_view()) {
-        static const auto fwd =
-            op<void(const Tensor &, const Tensor &, const Tensor &, double)>(
-                "rowops::fused_add_rms_norm_");
+        static const auto fwd = rowops::op_handle<void(
+            const Tensor &, const Tensor &, const Tensor &, double)>(
+            "rowops::fused_add_rms_norm_");
         {
             at::AutoDispatchBelowADInplaceOrView below_autograd;
             fwd.call(x, residual, weight, eps);

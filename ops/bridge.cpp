@@ -4,8 +4,10 @@
 #include "forward.h"
 #include "rowops_bridge.h"
 
+#include "op_handle.h"
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/version.h>
 
@@ -49,23 +51,17 @@ using Rows = std::tuple<Tensor, Tensor>(const Tensor &, double);
 using Fused = std::tuple<Tensor, Tensor, Tensor>(const Tensor &, const Tensor &,
                                                  const Tensor &, double);
 
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> op(const char *name)
-{
-    return c10::Dispatcher::singleton()
-        .findSchemaOrThrow(name, "")
-        .template typed<Signature>();
-}
-
 void call_rowops(bool reference, rowops_op o, const Tensor &x,
                  const Tensor *residual, const Tensor *weight, double eps,
                  rowops_bridge_result *res)
 {
-    static const auto rows = op<Rows>("rowops::rms_norm_rows");
-    static const auto rows_ref = op<Rows>("rowops::rms_norm_rows_reference");
-    static const auto fused = op<Fused>("rowops::fused_add_rms_norm");
+    static const auto rows = rowops::op_handle<Rows>("rowops::rms_norm_rows");
+    static const auto rows_ref =
+        rowops::op_handle<Rows>("rowops::rms_norm_rows_reference");
+    static const auto fused =
+        rowops::op_handle<Fused>("rowops::fused_add_rms_norm");
     static const auto fused_ref =
-        op<Fused>("rowops::fused_add_rms_norm_reference");
+        rowops::op_handle<Fused>("rowops::fused_add_rms_norm_reference");
     if (o == ROWOPS_OP_RMS_NORM_ROWS) {
         auto [y, rstd] = (reference ? rows_ref : rows).call(x, eps);
         set_output(res, 0, std::move(y));
@@ -232,7 +228,8 @@ void rowops_bridge_result_clear(rowops_bridge_result *res)
 const char *rowops_bridge_last_dispatch(void)
 {
     try {
-        static const auto last = op<std::string()>("rowops::_last_dispatch");
+        static const auto last =
+            rowops::op_handle<std::string()>("rowops::_last_dispatch");
         last_dispatch_text = last.call();
     } catch (const std::exception &) {
         last_dispatch_text.clear();

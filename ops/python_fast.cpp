@@ -9,7 +9,9 @@
 // returns NotImplemented and the caller uses torch.ops, which handles
 // subclasses and modes; dispatch modes and autograd are the dispatcher's,
 // the same on both routes.
+#include "op_handle.h"
 #include <ATen/PythonTorchFunctionTLS.h>
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/autograd/python_variable.h>
@@ -24,14 +26,6 @@ using at::Tensor;
 using Rows = std::tuple<Tensor, Tensor>(const Tensor &, double);
 using Fused = std::tuple<Tensor, Tensor, Tensor>(const Tensor &, const Tensor &,
                                                  const Tensor &, double);
-
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> op(const char *name)
-{
-    return c10::Dispatcher::singleton()
-        .findSchemaOrThrow(name, "")
-        .template typed<Signature>();
-}
 
 // torch.nn.Parameter, looked up at import (its __torch_function__ is
 // disabled: it dispatches as a plain tensor).
@@ -56,7 +50,7 @@ PyObject *rms_norm_rows(PyObject *, PyObject *const *args, Py_ssize_t nargs)
     const double eps = PyFloat_AsDouble(args[1]);
     if (eps == -1.0 && PyErr_Occurred())
         return nullptr;
-    static const auto call = op<Rows>("rowops::rms_norm_rows");
+    static const auto call = rowops::op_handle<Rows>("rowops::rms_norm_rows");
     std::tuple<Tensor, Tensor> r;
     {
         pybind11::gil_scoped_release no_gil;
@@ -76,7 +70,8 @@ PyObject *fused_add_rms_norm(PyObject *, PyObject *const *args,
     const double eps = PyFloat_AsDouble(args[3]);
     if (eps == -1.0 && PyErr_Occurred())
         return nullptr;
-    static const auto call = op<Fused>("rowops::fused_add_rms_norm");
+    static const auto call =
+        rowops::op_handle<Fused>("rowops::fused_add_rms_norm");
     std::tuple<Tensor, Tensor, Tensor> r;
     {
         pybind11::gil_scoped_release no_gil;
