@@ -42,6 +42,29 @@ bool plain(PyObject *const *args, Py_ssize_t n)
     return !at::impl::torch_function_mode_enabled();
 }
 
+// A tuple that takes over the new references in items (none is leaked,
+// whatever fails): NULL with the Python error if any item or the tuple
+// could not be made.
+PyObject *tuple_of(std::initializer_list<PyObject *> items)
+{
+    PyObject *t = PyTuple_New(static_cast<Py_ssize_t>(items.size()));
+    Py_ssize_t i = 0;
+    bool ok = t != nullptr;
+    for (PyObject *item : items) {
+        ok = ok && item != nullptr;
+        if (t && item)
+            PyTuple_SET_ITEM(t, i, item); // steals
+        else
+            Py_XDECREF(item);
+        ++i;
+    }
+    if (!ok) {
+        Py_XDECREF(t);
+        return nullptr;
+    }
+    return t;
+}
+
 PyObject *rms_norm_rows(PyObject *, PyObject *const *args, Py_ssize_t nargs)
 {
     HANDLE_TH_ERRORS
@@ -56,8 +79,8 @@ PyObject *rms_norm_rows(PyObject *, PyObject *const *args, Py_ssize_t nargs)
         pybind11::gil_scoped_release no_gil;
         r = call.call(THPVariable_Unpack(args[0]), eps);
     }
-    return PyTuple_Pack(2, THPVariable_Wrap(std::move(std::get<0>(r))),
-                        THPVariable_Wrap(std::move(std::get<1>(r))));
+    return tuple_of({THPVariable_Wrap(std::move(std::get<0>(r))),
+                     THPVariable_Wrap(std::move(std::get<1>(r)))});
     END_HANDLE_TH_ERRORS
 }
 
@@ -78,26 +101,9 @@ PyObject *fused_add_rms_norm(PyObject *, PyObject *const *args,
         r = call.call(THPVariable_Unpack(args[0]), THPVariable_Unpack(args[1]),
                       THPVariable_Unpack(args[2]), eps);
     }
-    PyObject *out = THPVariable_Wrap(std::move(std::get<0>(r)));
-    PyObject *h = THPVariable_Wrap(std::move(std::get<1>(r)));
-    PyObject *rstd = THPVariable_Wrap(std::move(std::get<2>(r)));
-    if (!out || !h || !rstd) {
-        Py_XDECREF(out);
-        Py_XDECREF(h);
-        Py_XDECREF(rstd);
-        return nullptr;
-    }
-    PyObject *t = PyTuple_New(3);
-    if (!t) {
-        Py_DECREF(out);
-        Py_DECREF(h);
-        Py_DECREF(rstd);
-        return nullptr;
-    }
-    PyTuple_SET_ITEM(t, 0, out); // steals
-    PyTuple_SET_ITEM(t, 1, h);
-    PyTuple_SET_ITEM(t, 2, rstd);
-    return t;
+    return tuple_of({THPVariable_Wrap(std::move(std::get<0>(r))),
+                     THPVariable_Wrap(std::move(std::get<1>(r))),
+                     THPVariable_Wrap(std::move(std::get<2>(r)))});
     END_HANDLE_TH_ERRORS
 }
 
