@@ -76,6 +76,19 @@ static const char *verdict(int met)
     return met ? "met" : "**missed**";
 }
 
+/* Whether an earlier ok row has row i's path, variant and shape (the same
+ * shape in another distribution counts once). */
+static int seen_before(const pool *p, size_t i)
+{
+    const opcost_result *r = &p->rows[i];
+    for (size_t k = 0; k < i; ++k)
+        if (!strcmp(p->rows[k].path, r->path) &&
+            !strcmp(p->rows[k].variant, r->variant) &&
+            p->rows[k].status == OPCOST_STATUS_OK && same_shape(&p->rows[k], r))
+            return 1;
+    return 0;
+}
+
 /* ---- bandwidth */
 
 static void bandwidth(const pool *p)
@@ -199,13 +212,7 @@ static void compile_class(const pool *p, int warm, double llc, double lo,
         const opcost_result *ref = find(p, r, "compiled-python-reference");
         if (!ref)
             continue;
-        /* the same shape from another distribution counts once */
-        int seen = 0;
-        for (size_t k = 0; k < i && !seen; ++k)
-            seen = !strcmp(p->rows[k].path, "compiled-python") &&
-                   p->rows[k].status == OPCOST_STATUS_OK &&
-                   same_shape(&p->rows[k], r);
-        if (seen)
+        if (seen_before(p, i)) /* from another distribution */
             continue;
         const double x = ref->median_us / r->median_us;
         ++shapes;
@@ -258,12 +265,7 @@ static void decode(const pool *p)
             strcmp(k->op, "fused_add_rms_norm") || k->threads != p->threads ||
             k->cache_state != OPCOST_CACHE_WARM)
             continue;
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; ++j)
-            seen = !strcmp(p->rows[j].path, "kernel") &&
-                   !strcmp(p->rows[j].variant, "auto") &&
-                   p->rows[j].status == OPCOST_STATUS_OK &&
-                   same_shape(&p->rows[j], k);
+        const int seen = seen_before(p, i);
         const opcost_result *cpp = find(p, k, "eager-cpp"),
                             *py = find(p, k, "eager-python"),
                             *ak = find(p, k, "add-kernel"),

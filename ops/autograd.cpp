@@ -27,14 +27,43 @@ std::optional<Tensor> given(const Tensor &t)
     return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
 }
 
+// The forward ops' handles, called below autograd by each Function's
+// forward and by the no-graph fast path.
+using RowsForward = std::tuple<Tensor, Tensor>(const Tensor &, double);
+using FusedForward = std::tuple<Tensor, Tensor, Tensor>(const Tensor &,
+                                                        const Tensor &,
+                                                        const Tensor &, double);
+using InplaceForward = void(const Tensor &, const Tensor &, const Tensor &,
+                            double);
+
+const c10::TypedOperatorHandle<RowsForward> &rows_forward()
+{
+    static const auto h =
+        rowops::op_handle<RowsForward>("rowops::rms_norm_rows");
+    return h;
+}
+
+const c10::TypedOperatorHandle<FusedForward> &fused_forward()
+{
+    static const auto h =
+        rowops::op_handle<FusedForward>("rowops::fused_add_rms_norm");
+    return h;
+}
+
+const c10::TypedOperatorHandle<InplaceForward> &inplace_forward()
+{
+    static const auto h =
+        rowops::op_handle<InplaceForward>("rowops::fused_add_rms_norm_");
+    return h;
+}
+
 class RmsNormRows : public torch::autograd::Function<RmsNormRows>
 {
   public:
     static variable_list forward(AutogradContext *ctx, const Tensor &x,
                                  double eps)
     {
-        static const auto fwd = rowops::op_handle<std::tuple<Tensor, Tensor>(
-            const Tensor &, double)>("rowops::rms_norm_rows");
+        const auto &fwd = rows_forward();
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         auto [y, rstd] = fwd.call(x, eps);
         ctx->save_for_backward({x, rstd});
@@ -61,10 +90,7 @@ class FusedAddRmsNorm : public torch::autograd::Function<FusedAddRmsNorm>
                                  const Tensor &residual, const Tensor &weight,
                                  double eps)
     {
-        static const auto fwd =
-            rowops::op_handle<std::tuple<Tensor, Tensor, Tensor>(
-                const Tensor &, const Tensor &, const Tensor &, double)>(
-                "rowops::fused_add_rms_norm");
+        const auto &fwd = fused_forward();
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         auto [out, h, rstd] = fwd.call(x, residual, weight, eps);
         ctx->save_for_backward({h, weight, rstd});
@@ -99,9 +125,7 @@ class FusedAddRmsNormInplace
                                  const Tensor &residual, const Tensor &weight,
                                  double eps)
     {
-        static const auto fwd = rowops::op_handle<void(
-            const Tensor &, const Tensor &, const Tensor &, double)>(
-            "rowops::fused_add_rms_norm_");
+        const auto &fwd = inplace_forward();
         {
             at::AutoDispatchBelowADInplaceOrView below_autograd;
             fwd.call(x, residual, weight, eps);
@@ -193,8 +217,7 @@ bool records_graph(std::initializer_list<const Tensor *> inputs)
 std::tuple<Tensor, Tensor> rms_norm_rows_autograd(const Tensor &x, double eps)
 {
     if (!records_graph({&x})) {
-        static const auto fwd = rowops::op_handle<std::tuple<Tensor, Tensor>(
-            const Tensor &, double)>("rowops::rms_norm_rows");
+        const auto &fwd = rows_forward();
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         return fwd.call(x, eps);
     }
@@ -207,10 +230,7 @@ fused_add_rms_norm_autograd(const Tensor &x, const Tensor &residual,
                             const Tensor &weight, double eps)
 {
     if (!records_graph({&x, &residual, &weight})) {
-        static const auto fwd =
-            rowops::op_handle<std::tuple<Tensor, Tensor, Tensor>(
-                const Tensor &, const Tensor &, const Tensor &, double)>(
-                "rowops::fused_add_rms_norm");
+        const auto &fwd = fused_forward();
         at::AutoDispatchBelowADInplaceOrView below_autograd;
         return fwd.call(x, residual, weight, eps);
     }
@@ -226,9 +246,7 @@ void fused_add_rms_norm_inplace_autograd(const Tensor &x,
     // go through the Function so the graph sees them (and refuses them).
     if (!records_graph({&x, &residual, &weight}) && !x.is_view() &&
         !residual.is_view()) {
-        static const auto fwd = rowops::op_handle<void(
-            const Tensor &, const Tensor &, const Tensor &, double)>(
-            "rowops::fused_add_rms_norm_");
+        const auto &fwd = inplace_forward();
         {
             at::AutoDispatchBelowADInplaceOrView below_autograd;
             fwd.call(x, residual, weight, eps);
