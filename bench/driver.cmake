@@ -59,6 +59,18 @@ if(ROWOPS_WITH_TORCH)
       ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_quick_csv_schema PROPERTIES
     FIXTURES_REQUIRED quick_csv)
+  # opcost targets on the quick run: every expected-cost ratio computed
+  # (numbers, not nan), and a bad option refused with its name and rule.
+  add_test(NAME opcost_targets
+    COMMAND opcost targets --distribution edges
+      ${CMAKE_BINARY_DIR}/quick/quick.csv)
+  set_tests_properties(opcost_targets PROPERTIES FIXTURES_REQUIRED quick_csv
+    PASS_REGULAR_EXPRESSION
+      "\\| all \\| [0-9.]+ / [0-9.]+ = [0-9.]+ \\((met|\\*\\*missed\\*\\*)\\) \\| [0-9.]+ / [0-9.]+ = [0-9.]+ \\((met|\\*\\*missed\\*\\*)\\) \\| [0-9.]+ / [0-9.]+ = [0-9.]+")
+  add_test(NAME opcost_targets_bad_option
+    COMMAND opcost targets --llc-mib x ${CMAKE_BINARY_DIR}/quick/quick.csv)
+  set_tests_properties(opcost_targets_bad_option PROPERTIES
+    PASS_REGULAR_EXPRESSION "--llc-mib: must be a number > 0, got 'x'")
   add_test(NAME opcost_interrupted_run
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/interrupt.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})
