@@ -23,6 +23,7 @@
 
 #include "path.h"
 #include "python_embed.h"
+#include "python_route.h"
 #include "rowops_bridge.h"
 
 #include <stddef.h>
@@ -189,32 +190,11 @@ static int dist_verify(opcost_path_run *r, int set, char *why, size_t len)
                  "call made again");
         return 1;
     }
-    PyObject *specs = PyObject_CallMethod(opcost_python_bench_module(),
-                                          "describe", "(O)", full);
-    Py_DECREF(full);
-    if (!specs)
-        return fail(why, len);
-    rowops_tensor t[3];
-    const Py_ssize_t n = PyList_Size(specs);
-    int bad = n < 2 || n > 3;
-    for (Py_ssize_t i = 0; !bad && i < n; ++i)
-        bad = opcost_python_tensor_from_spec(PyList_GET_ITEM(specs, i),
-                                             &t[i]) != 0;
-    Py_DECREF(specs);
-    if (bad) {
-        PyErr_Clear();
-        snprintf(why, len, "unexpected outputs (%zd)", n);
-        return 1;
-    }
     opcost_outputs o;
-    memset(&o, 0, sizeof o);
-    o.out = t[0];
-    if (n == 3) {
-        o.residual_out = t[1];
-        o.rstd = t[2];
-    } else {
-        o.rstd = t[1];
-    }
+    const int rc = opcost_python_outputs(full, 0, &o, why, len);
+    Py_DECREF(full);
+    if (rc)
+        return rc;
     const char *ran = rowops_bridge_last_dispatch();
     snprintf(r->dispatch_path, sizeof r->dispatch_path, "dtensor: %s",
              *ran ? ran : "dispatcher");

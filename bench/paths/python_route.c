@@ -90,18 +90,17 @@ int opcost_python_run(opcost_path_run *r, int set, char *err, size_t len)
     return 0;
 }
 
-int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len)
+int opcost_python_outputs(opcost_pyobj *result, int h_only, opcost_outputs *o,
+                          char *why, size_t len)
 {
-    python_state *s = r->priv;
     PyObject *specs = PyObject_CallMethod(opcost_python_bench_module(),
-                                          "describe", "(O)", s->last);
+                                          "describe", "(O)", result);
     if (!specs)
         return opcost_python_error(why, len);
-    opcost_outputs o;
-    memset(&o, 0, sizeof o);
+    memset(o, 0, sizeof *o);
     rowops_tensor t[3];
     const Py_ssize_t n = PyList_Size(specs);
-    int bad = is_add_path(r) ? n != 1 : n < 2 || n > 3;
+    int bad = h_only ? n != 1 : n < 2 || n > 3;
     for (Py_ssize_t i = 0; !bad && i < n; ++i)
         bad = opcost_python_tensor_from_spec(PyList_GET_ITEM(specs, i),
                                              &t[i]) != 0;
@@ -112,15 +111,25 @@ int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len)
         return 1;
     }
     if (n == 1) {
-        o.residual_out = t[0];
+        o->residual_out = t[0];
     } else if (n == 3) {
-        o.out = t[0];
-        o.residual_out = t[1];
-        o.rstd = t[2];
+        o->out = t[0];
+        o->residual_out = t[1];
+        o->rstd = t[2];
     } else {
-        o.out = t[0];
-        o.rstd = t[1];
+        o->out = t[0];
+        o->rstd = t[1];
     }
+    return 0;
+}
+
+int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len)
+{
+    python_state *s = r->priv;
+    opcost_outputs o;
+    const int rc = opcost_python_outputs(s->last, is_add_path(r), &o, why, len);
+    if (rc)
+        return rc;
     if (strcmp(r->dispatch_path, "dispatcher") == 0) {
         const char *ran = rowops_bridge_last_dispatch();
         if (*ran)

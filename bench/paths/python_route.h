@@ -8,10 +8,16 @@
 #define OPCOST_PYTHON_ROUTE_H
 
 #include "path.h"
+#include "python_embed.h"
 
 int opcost_python_prepare(opcost_path_run *r, char *why, size_t len);
 int opcost_python_run(opcost_path_run *r, int set, char *err, size_t len);
 int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len);
+/* A call's result (a tensor or a tuple of them) as outputs to verify:
+ * (out, residual_out, rstd) or (y, rstd), or h alone when h_only. 0; 1
+ * with why if the result has another form; -1 on a Python error. */
+int opcost_python_outputs(opcost_pyobj *result, int h_only, opcost_outputs *o,
+                          char *why, size_t len);
 void opcost_python_release(opcost_path_run *r);
 double opcost_python_compile_ms(opcost_path_run *r);
 void opcost_python_annotate(opcost_path_run *r, char *note, size_t len);
