@@ -1,22 +1,72 @@
-/* CPU cost attribution of one row (README, "Attribution"): the median
- * split into kernel, conversion and dispatch microseconds that add up to
- * it exactly; launch and idle are zero on the CPU.
- *   kernel     = the `kernel` path's median on the same point (the rowops
- *                kernel alone on the layout it wants), at most the median;
- *   conversion = the median of the path's layout conversions timed alone,
- *                at most what remains;
- *   dispatch   = the remainder: dispatcher, allocation, eligibility, and
- *                the extra memory passes of strided or unfused execution. */
+/* Cost attribution of one row (README, "Attribution"): the path's median
+ * split into parts that add up to it exactly.
+ *
+ * Measured (opcost_attribute_events): in an attribution pass separate from
+ * the timing run, a tracer records each call's intervals (bench/events.h);
+ * every instant of a call's host window gets exactly one label, so no part
+ * holds another's time:
+ *   1. a device record is running (GPU): ours -> kernel_us, a conversion
+ *      (memcpy, memset) -> conversion_us, any other -> other_kernel_us, in
+ *      that order of precedence when streams overlap;
+ *   2. else the innermost host record: ours -> kernel_us, another compute
+ *      kernel -> other_kernel_us, a conversion -> conversion_us, a launch
+ *      API call -> launch_us (the device idle while the host launches), a
+ *      synchronization -> idle_us (the device idle while the host waits);
+ *      a framework range, an API call or an allocation -> dispatch_us;
+ *   3. no record: dispatch_us (dispatcher, Python, guards, wrapper code).
+ * The summed parts of the traced calls give each part's share, applied to
+ * the untraced median (opcost_parts_apply).
+ *
+ * Differential (opcost_attribute_cpu), where no tracer ran:
+ *   kernel     = the `kernel` path's median on the same point, at most the
+ *                median;
+ *   conversion = the median of the path's conversions timed alone, at most
+ *                what remains;
+ *   dispatch   = the remainder, which then also holds unfused compute;
+ *   other_kernel is not measured (NAN); launch and idle are zero. */
 #ifndef OPCOST_ATTRIBUTION_H
 #define OPCOST_ATTRIBUTION_H
 
-typedef struct opcost_attribution {
-    double kernel_us, conversion_us, launch_us, dispatch_us, idle_us;
-} opcost_attribution;
+#include "events.h"
+
+#include <stddef.h>
+
+typedef struct opcost_parts {
+    double kernel_us, other_kernel_us, conversion_us, launch_us, dispatch_us,
+        idle_us;
+} opcost_parts;
+
+/* Where a row's parts come from (the attribution_source column). */
+typedef enum opcost_attribution_source {
+    OPCOST_ATTRIBUTION_DIFFERENTIAL = 0,
+    OPCOST_ATTRIBUTION_RECORD_FUNCTION,
+    OPCOST_ATTRIBUTION_CUPTI,
+    OPCOST_ATTRIBUTION_SOURCE_COUNT
+} opcost_attribution_source;
+
+const char *opcost_attribution_source_name(opcost_attribution_source s);
+
+/* The sum of the parts, NAN parts counted as zero. */
+double opcost_parts_sum(const opcost_parts *p);
 
 /* kernel_median_us and conversion_us may be NAN (unknown / none: 0). */
-opcost_attribution opcost_attribute_cpu(double median_us,
-                                        double kernel_median_us,
-                                        double conversion_us);
+opcost_parts opcost_attribute_cpu(double median_us, double kernel_median_us,
+                                  double conversion_us);
+
+/* Parts of each call: per_call[i] covers win[i] exactly (its parts sum to
+ * the window's length). Events may be of any call and in any order; an
+ * event with call = i belongs to call i alone, one with call = -1 to every
+ * window it overlaps; events are clipped to the window. A dropped call's
+ * parts are NAN. Returns the number of calls attributed, or -1 if memory
+ * ran out. */
+long opcost_attribute_events(const opcost_event *ev, size_t nev,
+                             const opcost_call_window *win, size_t ncalls,
+                             opcost_parts *per_call);
+
+/* The shares of the parts summed over the attributed (non-NAN) calls,
+ * applied to median_us: parts that add up to it. All NAN when no call was
+ * attributed or the calls took no time. */
+opcost_parts opcost_parts_apply(const opcost_parts *per_call, size_t ncalls,
+                                double median_us);
 
 #endif

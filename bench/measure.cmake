@@ -7,14 +7,15 @@ add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/timer.c
   ${CMAKE_CURRENT_LIST_DIR}/stats.c
   ${CMAKE_CURRENT_LIST_DIR}/results_csv.c
-  ${CMAKE_CURRENT_LIST_DIR}/ceiling.c)
+  ${CMAKE_CURRENT_LIST_DIR}/ceiling.c
+  ${CMAKE_CURRENT_LIST_DIR}/attribution.c)
 target_include_directories(opcost_measure PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_options(opcost_measure PRIVATE ${OPCOST_WARNINGS})
 target_link_libraries(opcost_measure PUBLIC m Threads::Threads rowops_kernels)
 
 # The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
 # and scratch directory (c_tempdir.c, for test_csv).
-foreach(t test_stats test_csv test_ceiling)
+foreach(t test_stats test_csv test_ceiling test_attribution)
   add_executable(${t} ${PROJECT_SOURCE_DIR}/tests/c/${t}.c
     ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c
     ${PROJECT_SOURCE_DIR}/tests/c/c_tempdir.c)

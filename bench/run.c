@@ -497,7 +497,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 : measured ? (double)s->kernel_ns / (double)s->kernel_calls /
                                  1e3 / row->mean_us * row->median_us
                            : kernel_median;
-            const opcost_attribution a =
+            const opcost_parts a =
                 opcost_attribute_cpu(row->median_us, kernel, s->conversion_us);
             row->kernel_us = a.kernel_us;
             row->conversion_us = a.conversion_us;
