@@ -29,8 +29,9 @@ static double clamp(double v, double hi)
     return v < hi ? v : hi;
 }
 
-opcost_parts opcost_attribute_cpu(double median_us, double kernel_median_us,
-                                  double conversion_us)
+opcost_parts opcost_attribute_differential(double median_us,
+                                           double kernel_median_us,
+                                           double conversion_us)
 {
     opcost_parts a = {NAN, NAN, NAN, NAN, NAN, NAN};
     if (!isfinite(median_us))
@@ -111,13 +112,14 @@ static int inner_than(const span *a, const span *b)
 static void attribute_window(span *s, size_t n, int64_t ws, int64_t we,
                              int64_t *bounds, size_t *active, opcost_parts *out)
 {
-    double ns[6] = {0};
+    double ns[6] = {0}, cost = 0;
     size_t nb = 0;
     bounds[nb++] = ws;
     bounds[nb++] = we;
     for (size_t i = 0; i < n; ++i) {
         bounds[nb++] = s[i].start;
         bounds[nb++] = s[i].end;
+        cost += (double)s[i].e->cost_ns;
     }
     qsort(bounds, nb, sizeof *bounds, by_value);
     size_t next = 0, nactive = 0;
@@ -153,6 +155,7 @@ static void attribute_window(span *s, size_t n, int64_t ws, int64_t we,
     out->other_kernel_us = ns[P_OTHER] / 1e3;
     out->conversion_us = ns[P_CONV] / 1e3;
     out->launch_us = ns[P_LAUNCH] / 1e3;
+    ns[P_DISPATCH] = ns[P_DISPATCH] > cost ? ns[P_DISPATCH] - cost : 0;
     out->dispatch_us = ns[P_DISPATCH] / 1e3;
     out->idle_us = ns[P_IDLE] / 1e3;
 }

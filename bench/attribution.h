@@ -14,10 +14,12 @@
  *      synchronization -> idle_us (the device idle while the host waits);
  *      a framework range, an API call or an allocation -> dispatch_us;
  *   3. no record: dispatch_us (dispatcher, Python, guards, wrapper code).
- * The summed parts of the traced calls give each part's share, applied to
- * the untraced median (opcost_parts_apply).
+ * The tracer's own cost (each record's cost_ns) is taken out of the
+ * dispatch part, where the tracer spends it, so the parts of a call sum to
+ * its window less that cost. The summed parts of the traced calls give
+ * each part's share, applied to the untraced median (opcost_parts_apply).
  *
- * Differential (opcost_attribute_cpu), where no tracer ran:
+ * Differential (opcost_attribute_differential), where no tracer ran:
  *   kernel     = the `kernel` path's median on the same point, at most the
  *                median;
  *   conversion = the median of the path's conversions timed alone, at most
@@ -50,15 +52,16 @@ const char *opcost_attribution_source_name(opcost_attribution_source s);
 double opcost_parts_sum(const opcost_parts *p);
 
 /* kernel_median_us and conversion_us may be NAN (unknown / none: 0). */
-opcost_parts opcost_attribute_cpu(double median_us, double kernel_median_us,
-                                  double conversion_us);
+opcost_parts opcost_attribute_differential(double median_us,
+                                           double kernel_median_us,
+                                           double conversion_us);
 
-/* Parts of each call: per_call[i] covers win[i] exactly (its parts sum to
- * the window's length). Events may be of any call and in any order; an
- * event with call = i belongs to call i alone, one with call = -1 to every
- * window it overlaps; events are clipped to the window. A dropped call's
- * parts are NAN. Returns the number of calls attributed, or -1 if memory
- * ran out. */
+/* Parts of each call: per_call[i] covers win[i] (its parts sum to the
+ * window's length less its records' cost_ns, never below the rest). Events may
+ * be of any call and in any order; an event with call = i belongs to call i
+ * alone, one with call = -1 to every window it overlaps; events are clipped to
+ * the window. A dropped call's parts are NAN. Returns the number of calls
+ * attributed, or -1 if memory ran out. */
 long opcost_attribute_events(const opcost_event *ev, size_t nev,
                              const opcost_call_window *win, size_t ncalls,
                              opcost_parts *per_call);

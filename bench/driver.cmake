@@ -12,7 +12,7 @@ if(ROWOPS_WITH_TORCH)
     ${CMAKE_SOURCE_DIR}/bench/plot_*.c)
   add_library(opcost_bench STATIC
     bench/config.c bench/run.c bench/report.c bench/timing.c
-    bench/hostinfo.c bench/workload.c bench/verify.c
+    bench/record_function_tracer.c bench/attribution_pass.c bench/hostinfo.c bench/workload.c bench/verify.c
     bench/variants.c bench/python_embed.c bench/plot.c bench/compare.c
     bench/significance.c bench/targets.c ${OPCOST_PLOT_SOURCES}
     ${OPCOST_PATH_SOURCES})
@@ -35,7 +35,8 @@ if(ROWOPS_WITH_TORCH)
 
   # Each path's verification (and that a wrong output is caught), the
   # attribution, and a --quick run whose CSV passes the schema check.
-  foreach(t test_paths test_framework_paths test_compare)
+  foreach(t test_paths test_framework_paths test_compare
+      test_attribution_paths)
     add_executable(${t} tests/c/${t}.c tests/c/c_samples.c
       tests/c/c_tempdir.c)
     target_link_libraries(${t} PRIVATE opcost_bench)

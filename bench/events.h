@@ -46,6 +46,9 @@ typedef struct opcost_event {
     uint64_t correlation;
     /* the traced call it belongs to (0-based), or -1: decided by time */
     int64_t call;
+    /* the tracer's own time for this record, which it spends outside the
+     * record, in what encloses it: removed from the call's dispatch part */
+    int64_t cost_ns;
     char name[OPCOST_EVENT_NAME_MAX];
 } opcost_event;
 

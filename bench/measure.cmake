@@ -8,7 +8,8 @@ add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/stats.c
   ${CMAKE_CURRENT_LIST_DIR}/results_csv.c
   ${CMAKE_CURRENT_LIST_DIR}/ceiling.c
-  ${CMAKE_CURRENT_LIST_DIR}/attribution.c)
+  ${CMAKE_CURRENT_LIST_DIR}/attribution.c
+  ${CMAKE_CURRENT_LIST_DIR}/scope_kind.c)
 target_include_directories(opcost_measure PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_options(opcost_measure PRIVATE ${OPCOST_WARNINGS})
 target_link_libraries(opcost_measure PUBLIC m Threads::Threads rowops_kernels)

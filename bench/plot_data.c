@@ -508,13 +508,17 @@ int opcost_plot_latency(const opcost_plot_input *in, opcost_plot_figures *out,
 
 /* ---- attribution */
 
-static const char *const component[5] = {"kernel", "conversion", "launch",
-                                         "dispatch", "idle"};
+/* The parts of bench/attribution.h, stacked in this order; a part a row
+ * lacks (other kernels before schema version 2, or not measured) is 0. */
+#define NCOMPONENTS 6
+static const char *const component[NCOMPONENTS] = {
+    "kernel", "other-kernels", "conversion", "launch", "dispatch", "idle"};
 
 static double component_us(const opcost_result *r, int c)
 {
-    const double v[5] = {r->kernel_us, r->conversion_us, r->launch_us,
-                         r->dispatch_us, r->idle_us};
+    const double v[NCOMPONENTS] = {r->kernel_us,     r->other_kernel_us,
+                                   r->conversion_us, r->launch_us,
+                                   r->dispatch_us,   r->idle_us};
     return isfinite(v[c]) ? v[c] : 0;
 }
 
@@ -604,12 +608,12 @@ static int attribution_rows(const opcost_plot_input *in,
     return OPCOST_PLOT_DONE;
 }
 
-/* Writes panel p's five component blocks: per series with an attributed
- * row at shape s, one bar. */
+/* Writes panel p's component blocks: per series with an attributed row
+ * at shape s, one bar. */
 static void attribution_panel(FILE *f, const opcost_plot_input *in,
                               const series_map *m, const opcost_result *s)
 {
-    for (int c = 0; c < 5; ++c) {
+    for (int c = 0; c < NCOMPONENTS; ++c) {
         opcost_plot_block(f, component[c], "x ylow yhigh us path",
                           "attribution of %s %s B=%lld N=%lld %s %s: "
                           "component %s (µs) of each path's bar x, from ylow "
@@ -681,7 +685,8 @@ int opcost_plot_attribution(const opcost_plot_input *in,
         opcost_plot_run_line(&run, key);
         opcost_plot_assign(&assign, "title", heading.s ? heading.s : "");
         opcost_plot_assign(&assign, "run", run.s ? run.s : "");
-        opcost_plot_textf(&assign, "npanels=%zu; ", np);
+        opcost_plot_textf(&assign, "npanels=%zu; ncomponents=%d; ", np,
+                          NCOMPONENTS);
         opcost_plot_text_free(&heading);
         opcost_plot_text_free(&run);
         for (size_t p = 0; p < np; ++p) {

@@ -7,6 +7,7 @@
  * statistics recomputed from the sidecar match; integers exactly. */
 #define _POSIX_C_SOURCE 200809L
 #include "results_csv.h"
+#include "attribution.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@ typedef struct column {
     size_t offset;
     size_t size;
     int required; /* may not be empty */
+    int since;    /* the schema version that added it */
 } column;
 
 /* The type comes from the struct member itself, so table and struct cannot
@@ -39,48 +41,54 @@ typedef struct column {
 #define ENUM_COL(f, t) #f, t, offsetof(opcost_result, f), SIZE(f), 1
 
 static const column columns[] = {
-    {COL(schema_version, 1)},
-    {COL(run_id, 1)},
-    {COL(timestamp_utc, 1)},
-    {COL(git_sha, 0)},
-    {COL(host, 0)},
-    {COL(cpu, 0)},
-    {COL(gpu, 0)},
-    {COL(torch_version, 0)},
-    {COL(device, 0)},
-    {COL(threads, 0)},
-    {COL(distribution, 0)},
-    {COL(op, 1)},
-    {COL(B, 0)},
-    {COL(N, 0)},
-    {COL(dtype, 0)},
-    {COL(weight_dtype, 0)},
-    {COL(layout, 0)},
-    {COL(freq, 0)},
-    {COL(path, 1)},
-    {COL(variant, 0)},
-    {COL(dispatch_path, 0)},
-    {ENUM_COL(cache_state, T_CACHE)},
-    {ENUM_COL(status, T_STATUS)},
-    {COL(reps, 0)},
-    {COL(n_samples, 0)},
-    {COL(median_us, 0)},
-    {COL(min_us, 0)},
-    {COL(p90_us, 0)},
-    {COL(mean_us, 0)},
-    {COL(stddev_us, 0)},
-    {COL(ci95_rel, 0)},
-    {COL(compile_ms, 0)},
-    {COL(kernel_us, 0)},
-    {COL(conversion_us, 0)},
-    {COL(launch_us, 0)},
-    {COL(dispatch_us, 0)},
-    {COL(idle_us, 0)},
-    {COL(bytes, 0)},
-    {COL(gbps, 0)},
-    {COL(ceiling_gbps, 0)},
-    {COL(frac_of_peak, 0)},
-    {COL(note, 0)},
+    {COL(schema_version, 1), 1},
+    {COL(run_id, 1), 1},
+    {COL(timestamp_utc, 1), 1},
+    {COL(git_sha, 0), 1},
+    {COL(host, 0), 1},
+    {COL(cpu, 0), 1},
+    {COL(gpu, 0), 1},
+    {COL(torch_version, 0), 1},
+    {COL(device, 0), 1},
+    {COL(threads, 0), 1},
+    {COL(distribution, 0), 1},
+    {COL(op, 1), 1},
+    {COL(B, 0), 1},
+    {COL(N, 0), 1},
+    {COL(dtype, 0), 1},
+    {COL(weight_dtype, 0), 1},
+    {COL(layout, 0), 1},
+    {COL(freq, 0), 1},
+    {COL(path, 1), 1},
+    {COL(variant, 0), 1},
+    {COL(dispatch_path, 0), 1},
+    {ENUM_COL(cache_state, T_CACHE), 1},
+    {ENUM_COL(status, T_STATUS), 1},
+    {COL(reps, 0), 1},
+    {COL(n_samples, 0), 1},
+    {COL(median_us, 0), 1},
+    {COL(min_us, 0), 1},
+    {COL(p90_us, 0), 1},
+    {COL(mean_us, 0), 1},
+    {COL(stddev_us, 0), 1},
+    {COL(ci95_rel, 0), 1},
+    {COL(device_us, 0), 2},
+    {COL(compile_ms, 0), 1},
+    {COL(kernel_us, 0), 1},
+    {COL(other_kernel_us, 0), 2},
+    {COL(conversion_us, 0), 1},
+    {COL(launch_us, 0), 1},
+    {COL(dispatch_us, 0), 1},
+    {COL(idle_us, 0), 1},
+    {COL(attribution_source, 0), 2},
+    {COL(tracer_overhead, 0), 2},
+    {COL(bytes, 0), 1},
+    {COL(gbps, 0), 1},
+    {COL(ceiling_gbps, 0), 1},
+    {COL(frac_of_peak, 0), 1},
+    {COL(sm_clock_mhz, 0), 2},
+    {COL(throttle_reasons, 0), 2},
+    {COL(note, 0), 1},
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 
@@ -195,10 +203,10 @@ static int check_row(const opcost_result *r, size_t *bad, char *msg, size_t len)
                     return -1;
                 }
             } else if (c->offset == offsetof(opcost_result, schema_version) &&
-                       v != OPCOST_RESULTS_SCHEMA_VERSION) {
+                       (v < 1 || v > OPCOST_RESULTS_SCHEMA_VERSION)) {
                 snprintf(msg, len,
-                         "schema_version: %" PRId64 " is not %d, "
-                         "the version this code reads and writes",
+                         "schema_version: %" PRId64 " is not a version this "
+                         "code reads (1 to %d)",
                          v, OPCOST_RESULTS_SCHEMA_VERSION);
                 return -1;
             } else if (v < 0) {
@@ -223,6 +231,20 @@ static int check_row(const opcost_result *r, size_t *bad, char *msg, size_t len)
                          enum_value(r, c));
                 return -1;
             }
+        }
+    }
+    if (r->attribution_source[0]) {
+        int known = 0;
+        for (int k = 0; k < OPCOST_ATTRIBUTION_SOURCE_COUNT; ++k)
+            known |= !strcmp(r->attribution_source,
+                             opcost_attribution_source_name(k));
+        if (!known) {
+            *bad = column_index("attribution_source");
+            snprintf(msg, len,
+                     "attribution_source: \"%.64s\" is not one of "
+                     "differential, record_function, cupti",
+                     r->attribution_source);
+            return -1;
         }
     }
     if (r->status == OPCOST_STATUS_OK) {
@@ -429,6 +451,10 @@ static void write_row(FILE *f, const opcost_result *r)
             putc(',', f);
         if (c->type == T_TEXT) {
             write_text(f, p);
+        } else if (c->offset == offsetof(opcost_result, schema_version)) {
+            /* every column of this version is written: a row read from an
+             * older file is written as this version */
+            fprintf(f, "%d", OPCOST_RESULTS_SCHEMA_VERSION);
         } else if (c->type == T_INT) {
             if (*(const int64_t *)p != OPCOST_INT_NA)
                 fprintf(f, "%" PRId64, *(const int64_t *)p);
@@ -684,14 +710,25 @@ static void reader_free(reader *r)
     free(r->fields);
 }
 
-/* The first record must be exactly names[0..count-1]. */
-static int check_header(reader *r, const char *const *names, size_t count)
+/* The first record must be exactly one of the header lines names[v]
+ * (ncols[v] names each, v < nversions, the last the newest); *version is
+ * the index matched. A header that matches none is reported against the
+ * version with as many columns, else the newest. */
+static int check_header(reader *r, const char *const *const *versions,
+                        const size_t *ncols, int nversions, int *version)
 {
     const int got = read_record(r);
     if (got < 0)
         return -1;
     if (got == 0)
         return fail_at(r, 1, 1, "empty file: expected the header line");
+    int v = nversions - 1;
+    for (int k = 0; k < nversions; ++k)
+        if (ncols[k] == r->nfields)
+            v = k;
+    *version = v;
+    const char *const *names = versions[v];
+    const size_t count = ncols[v];
     const size_t n = r->nfields < count ? r->nfields : count;
     for (size_t i = 0; i < n; ++i) {
         if (strcmp(field_text(r, i), names[i]))
@@ -754,11 +791,12 @@ static int parse_num(const char *s, double *v)
     return 0;
 }
 
-static int parse_field(reader *r, size_t i, opcost_result *row)
+/* Field k of the record into table column i of row. */
+static int parse_field(reader *r, size_t k, size_t i, opcost_result *row)
 {
     const column *c = &columns[i];
-    const field *f = &r->fields[i];
-    const char *s = field_text(r, i);
+    const field *f = &r->fields[k];
+    const char *s = field_text(r, k);
     void *p = (char *)row + c->offset;
     if (!f->len && c->required)
         return fail_at(r, f->line, f->col, "column %s: is required (empty)",
@@ -820,28 +858,69 @@ static int parse_field(reader *r, size_t i, opcost_result *row)
     return 0;
 }
 
-/* One record of the results CSV into *row: fields, then the row rules. */
+/* The columns of each schema version, in table order: col[v - 1][k] is
+ * the table index of version v's k-th column. */
+typedef struct schema_versions {
+    size_t col[OPCOST_RESULTS_SCHEMA_VERSION][NCOLS];
+    const char *names[OPCOST_RESULTS_SCHEMA_VERSION][NCOLS];
+    size_t n[OPCOST_RESULTS_SCHEMA_VERSION];
+} schema_versions;
+
+static void schema_versions_init(schema_versions *s)
+{
+    for (int v = 1; v <= OPCOST_RESULTS_SCHEMA_VERSION; ++v) {
+        size_t k = 0;
+        for (size_t i = 0; i < NCOLS; ++i) {
+            if (columns[i].since > v)
+                continue;
+            s->col[v - 1][k] = i;
+            s->names[v - 1][k++] = columns[i].name;
+        }
+        s->n[v - 1] = k;
+    }
+}
+
+/* What parse_result reads a record with: the file's schema version. */
+typedef struct result_ctx {
+    const schema_versions *schema;
+    int index; /* version - 1, set by read_table from the header */
+} result_ctx;
+
+/* One record of the results CSV into *row: fields, then the row rules. A
+ * column the file's version lacks stays "does not apply". */
 static int parse_result(reader *r, void *elem, const void *ctx)
 {
-    (void)ctx;
+    const result_ctx *c = ctx;
+    const size_t *col = c->schema->col[c->index];
+    const int version = c->index + 1;
     opcost_result *row = elem;
     opcost_result_init(row);
     int rc = 0;
-    for (size_t i = 0; i < NCOLS && rc == 0; ++i)
-        rc = parse_field(r, i, row);
+    for (size_t k = 0; k < r->nfields && rc == 0; ++k)
+        rc = parse_field(r, k, col[k], row);
     if (rc)
         return rc;
     char msg[256];
     size_t bad;
-    if (check_row(row, &bad, msg, sizeof msg))
-        return fail_at(r, r->fields[bad].line, r->fields[bad].col, "%s", msg);
+    if (row->schema_version != version)
+        return fail_at(r, r->fields[0].line, r->fields[0].col,
+                       "schema_version: %" PRId64 " is not %d, the version "
+                       "of the file's header",
+                       row->schema_version, version);
+    if (check_row(row, &bad, msg, sizeof msg)) {
+        size_t k = 0;
+        while (k + 1 < r->nfields && col[k] != bad)
+            ++k;
+        return fail_at(r, r->fields[k].line, r->fields[k].col, "%s", msg);
+    }
     return 0;
 }
 
 /* The one reading loop of both files: the exact header, then records of
  * exactly ncols fields, each parsed by parse into an array of elem_size
  * elements grown as needed. *out is malloc'd; NULL and *n = 0 on error. */
-static int read_table(const char *path, const char *const *names, size_t ncols,
+static int read_table(const char *path, const char *const *const *versions,
+                      const size_t *ncols_of, int nversions, int *version,
                       size_t elem_size,
                       int (*parse)(reader *, void *, const void *),
                       const void *ctx, void **out, size_t *n, char *err,
@@ -856,7 +935,9 @@ static int read_table(const char *path, const char *const *names, size_t ncols,
     }
     char *elems = NULL;
     size_t count = 0, cap = 0;
-    int rc = check_header(&r, names, ncols);
+    int rc = check_header(&r, versions, ncols_of, nversions, version);
+    const char *const *names = versions[*version];
+    const size_t ncols = ncols_of[*version];
     const numeric_scope scope = enter_c_numeric();
     while (rc == 0) {
         const int got = read_record(&r);
@@ -893,12 +974,17 @@ static int read_table(const char *path, const char *const *names, size_t ncols,
 int opcost_results_read(const char *path, opcost_result **rows, size_t *n,
                         char *err, size_t errlen)
 {
-    const char *names[NCOLS];
-    for (size_t i = 0; i < NCOLS; ++i)
-        names[i] = columns[i].name;
+    schema_versions schema;
+    schema_versions_init(&schema);
+    const char *const *versions[OPCOST_RESULTS_SCHEMA_VERSION];
+    for (int v = 0; v < OPCOST_RESULTS_SCHEMA_VERSION; ++v)
+        versions[v] = schema.names[v];
+    /* read_table sets ctx.index from the header, before any record */
+    result_ctx ctx = {&schema, OPCOST_RESULTS_SCHEMA_VERSION - 1};
     void *out;
-    const int rc = read_table(path, names, NCOLS, sizeof **rows, parse_result,
-                              NULL, &out, n, err, errlen);
+    const int rc = read_table(
+        path, versions, schema.n, OPCOST_RESULTS_SCHEMA_VERSION, &ctx.index,
+        sizeof **rows, parse_result, &ctx, &out, n, err, errlen);
     *rows = out;
     return rc;
 }
@@ -1129,8 +1215,11 @@ int opcost_samples_read(const char *csv_path, const opcost_result *rows,
         return -1;
     const sample_ctx ctx = {rows, nrows};
     void *out;
+    const char *const *versions[] = {sample_columns};
+    const size_t ncols[] = {NSAMPLE_COLS};
+    int version;
     const int rc =
-        read_table(path, sample_columns, NSAMPLE_COLS, sizeof **samples,
+        read_table(path, versions, ncols, 1, &version, sizeof **samples,
                    parse_one_sample, &ctx, &out, n, err, errlen);
     *samples = out;
     return rc;

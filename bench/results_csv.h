@@ -12,7 +12,10 @@
 extern "C" {
 #endif
 
-#define OPCOST_RESULTS_SCHEMA_VERSION 1
+/* Version 2 added device_us, other_kernel_us, attribution_source,
+ * tracer_overhead, sm_clock_mhz and throttle_reasons; files of every
+ * earlier version still load (their new columns read as empty). */
+#define OPCOST_RESULTS_SCHEMA_VERSION 2
 
 /* Capacity of text fields, including the terminating NUL. */
 #define OPCOST_TEXT_MAX 128
@@ -68,16 +71,23 @@ typedef struct opcost_result {
     double mean_us;
     double stddev_us;
     double ci95_rel;
+    double device_us; /* GPU: device time per call (CUDA events) */
     double compile_ms;
     double kernel_us;
+    double other_kernel_us; /* compute of kernels other than ours */
     double conversion_us;
     double launch_us;
     double dispatch_us;
     double idle_us;
+    /* differential, record_function or cupti (bench/attribution.h) */
+    char attribution_source[OPCOST_TEXT_MAX];
+    double tracer_overhead; /* traced median / untraced median */
     int64_t bytes;
     double gbps;
     double ceiling_gbps;
     double frac_of_peak;
+    double sm_clock_mhz;                    /* GPU: SM clock at the point */
+    char throttle_reasons[OPCOST_TEXT_MAX]; /* GPU: clock event reasons */
     char note[OPCOST_NOTE_MAX];
 } opcost_result;
 
@@ -107,9 +117,10 @@ int opcost_result_check(const opcost_result *row, const char *where, char *err,
 int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
                          char *err, size_t errlen);
 
-/* ---- Parser: the exact header, 42 fields a row, types, enums and the
- * row rules, with "path:line:column: " errors. *rows is malloc'd (free it);
- * NULL and *n = 0 on error. */
+/* ---- Parser: the exact header of one schema version (1 or later), its
+ * fields a row (a column the file's version lacks reads as empty), types,
+ * enums and the row rules, with "path:line:column: " errors. *rows is malloc'd
+ * (free it); NULL and *n = 0 on error. */
 int opcost_results_read(const char *path, opcost_result **rows, size_t *n,
                         char *err, size_t errlen);
 

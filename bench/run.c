@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 #include "attribution.h"
+#include "attribution_pass.h"
 #include "ceiling.h"
 #include "hostinfo.h"
 #include "report.h"
@@ -226,10 +227,6 @@ typedef struct path_slot {
     size_t row_index; /* into out->rows (which may move as it grows) */
     opcost_timer_state timer;
     int timing; /* verified and warmed up */
-    double conversion_us;
-    /* time the rowops op itself spent in its CPU kernels during the timed
-     * calls (rowops_bridge_kernel_time), and the calls it counted */
-    int64_t kernel_ns, kernel_calls, calls_made;
 } path_slot;
 
 static uint64_t rng_next(uint64_t *s)
@@ -337,6 +334,76 @@ static double median_of(const double *x, size_t n)
     return n && !opcost_summarize(x, n, &s, e, sizeof e) ? s.median : NAN;
 }
 
+static void append_note(opcost_result *row, const char *text)
+{
+    const size_t u = strlen(row->note);
+    snprintf(row->note + u, sizeof row->note - u, "%s%s", u ? "; " : "", text);
+}
+
+/* The median of the path's layout conversions timed alone (differential
+ * attribution): 0 when the layout needs none, NAN when they fail. */
+static double conversion_median(const opcost_config *cfg, path_slot *s)
+{
+    if (!s->run.path->convert)
+        return 0;
+    char e[256];
+    const int rc = s->run.path->convert(&s->run, 0, e, sizeof e);
+    if (rc == 1)
+        return 0; /* this layout needs no conversion */
+    double us = NAN;
+    opcost_timer_state t;
+    opcost_stop_rule r2;
+    memset(&r2, 0, sizeof r2);
+    if (rc == 0 && opcost_timing_begin(&t, &s->run, OPCOST_TIME_CONVERT,
+                                       cfg->target_sample_us, 0, 0) == 0) {
+        stop_rule_for(&r2, cfg, t.call_us, t.batch);
+        for (int rep = 0; rep < 3; ++rep)
+            if (opcost_timing_repetition(&t, &r2) < 0)
+                break;
+        us = median_of(t.samples, t.n);
+    }
+    opcost_timing_end(&t);
+    opcost_stop_free(&r2);
+    return us;
+}
+
+/* The row's parts: measured in an attribution pass with the tracer, or,
+ * where it cannot run, differential (the kernel path's median and the
+ * conversions timed alone), with the reason in the note. */
+static void attribute_row(const opcost_config *cfg, path_slot *s,
+                          opcost_result *row, double kernel_median)
+{
+    const opcost_trace_source *src = &opcost_trace_record_function;
+    opcost_attributed a;
+    char why[256];
+    opcost_parts p;
+    if (opcost_attribution_pass(
+            &s->run, src, opcost_attribution_calls(row->median_us),
+            &s->timer.next_set, row->median_us, &a, why, sizeof why) == 0) {
+        p = a.parts;
+        snprintf(row->attribution_source, sizeof row->attribution_source, "%s",
+                 opcost_attribution_source_name(src->kind));
+        row->tracer_overhead = a.traced_median_us / row->median_us;
+    } else {
+        const int is_kernel = s->run.path->takes_variants;
+        p = opcost_attribute_differential(
+            row->median_us, is_kernel ? row->median_us : kernel_median,
+            conversion_median(cfg, s));
+        snprintf(
+            row->attribution_source, sizeof row->attribution_source, "%s",
+            opcost_attribution_source_name(OPCOST_ATTRIBUTION_DIFFERENTIAL));
+        char note[400];
+        snprintf(note, sizeof note, "%s: differential attribution", why);
+        append_note(row, note);
+    }
+    row->kernel_us = p.kernel_us;
+    row->other_kernel_us = p.other_kernel_us;
+    row->conversion_us = p.conversion_us;
+    row->launch_us = p.launch_us;
+    row->dispatch_us = p.dispatch_us;
+    row->idle_us = p.idle_us;
+}
+
 static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                          const opcost_case *c, double ceiling_gbps, size_t llc,
                          int64_t point_seed, run_out *out, char *err,
@@ -424,13 +491,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 continue;
             stop_rule_for(&rule, cfg, s->timer.call_us, s->timer.batch);
             const size_t before = s->timer.n;
-            int64_t ns0, calls0, ns1, calls1;
-            rowops_bridge_kernel_time(&ns0, &calls0);
             const long got = opcost_timing_repetition(&s->timer, &rule);
-            rowops_bridge_kernel_time(&ns1, &calls1);
-            s->kernel_ns += ns1 - ns0;
-            s->kernel_calls += calls1 - calls0;
-            s->calls_made += (int64_t)got * s->timer.batch;
             if (got < 0) {
                 set_status(&out->rows[s->row_index], OPCOST_STATUS_ERROR,
                            s->timer.error);
@@ -445,33 +506,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         }
     }
     opcost_stop_free(&rule);
-    /* conversions alone, for attribution */
-    for (int i = 0; i < nslots; ++i) {
-        path_slot *s = &slots[i];
-        s->conversion_us = 0;
-        if (!s->timing || !s->run.path->convert)
-            continue;
-        char e[256];
-        const int rc = s->run.path->convert(&s->run, 0, e, sizeof e);
-        if (rc == 1)
-            continue; /* this layout needs no conversion */
-        opcost_timer_state t;
-        opcost_stop_rule r2;
-        memset(&r2, 0, sizeof r2);
-        if (rc == 0 && opcost_timing_begin(&t, &s->run, OPCOST_TIME_CONVERT,
-                                           cfg->target_sample_us, 0, 0) == 0) {
-            stop_rule_for(&r2, cfg, t.call_us, t.batch);
-            for (int rep = 0; rep < 3; ++rep)
-                if (opcost_timing_repetition(&t, &r2) < 0)
-                    break;
-            s->conversion_us = median_of(t.samples, t.n);
-        } else {
-            s->conversion_us = NAN;
-        }
-        opcost_timing_end(&t);
-        opcost_stop_free(&r2);
-    }
-    /* summaries and attribution against the kernel path's median */
+    /* summaries; the kernel path's median for the differential fallback */
     double kernel_median = NAN;
     for (int i = 0; i < nslots; ++i) {
         path_slot *s = &slots[i];
@@ -484,32 +519,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
     for (int i = 0; i < nslots; ++i) {
         path_slot *s = &slots[i];
         opcost_result *row = &out->rows[s->row_index];
-        if (s->timing && row->status == OPCOST_STATUS_OK) {
-            const int is_kernel = s->run.path->takes_variants;
-            /* the op's own kernel time where every timed call ran a rowops
-             * CPU kernel; otherwise the kernel path's median */
-            const int measured = !is_kernel && s->calls_made > 0 &&
-                                 s->kernel_calls == s->calls_made;
-            /* measured: the kernel's share of the same timed calls (its
-             * mean over the path's mean), applied to the median */
-            const double kernel =
-                is_kernel  ? row->median_us
-                : measured ? (double)s->kernel_ns / (double)s->kernel_calls /
-                                 1e3 / row->mean_us * row->median_us
-                           : kernel_median;
-            const opcost_parts a =
-                opcost_attribute_cpu(row->median_us, kernel, s->conversion_us);
-            row->kernel_us = a.kernel_us;
-            row->conversion_us = a.conversion_us;
-            row->launch_us = a.launch_us;
-            row->dispatch_us = a.dispatch_us;
-            row->idle_us = a.idle_us;
-            if (measured) {
-                const size_t u = strlen(row->note);
-                snprintf(row->note + u, sizeof row->note - u,
-                         "%skernel_us measured inside the op", u ? "; " : "");
-            }
-        }
+        if (s->timing && row->status == OPCOST_STATUS_OK)
+            attribute_row(cfg, s, row, kernel_median);
         if (s->run.priv && s->run.path->compile_ms)
             row->compile_ms = s->run.path->compile_ms(&s->run);
         if (s->run.priv && s->run.path->annotate &&

@@ -1,5 +1,6 @@
 #include "variants.h"
 #include "cpu_features.h"
+#include "record_function_tracer.h"
 #include "rowops_bridge.h"
 
 #include <stdio.h>
@@ -71,7 +72,10 @@ void opcost_run_cpu_kernel(opcost_cpu_kernel kernel, const rowops_call *call)
     rows_task t = {kernel, call};
     const int64_t rows = rowops_tensor_rows(&call->x);
     const int64_t n = call->x.sizes[call->x.rank - 1];
+    const int64_t t0 = opcost_own_scope_begin();
     rowops_bridge_parallel_for(rows, rowops_cpu_grain_rows(n), run_rows, &t);
+    opcost_own_scope_end(OPCOST_EVENT_KERNEL_OURS, "rowops kernel (C caller)",
+                         t0);
 }
 
 static int is_avx512(rowops_impl impl)

@@ -237,11 +237,6 @@ const char *rowops_bridge_last_dispatch(void)
     return last_dispatch_text.c_str();
 }
 
-void rowops_bridge_kernel_time(int64_t *ns, int64_t *calls)
-{
-    rowops::cpu_kernel_time(ns, calls);
-}
-
 void rowops_bridge_poison_outputs(int on)
 {
     at::globalContext().setDeterministicAlgorithms(on != 0, false);

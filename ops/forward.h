@@ -24,9 +24,9 @@ fused_add_rms_norm(const at::Tensor &x, const at::Tensor &residual,
 void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
                          const at::Tensor &weight, double eps);
 
-// Nanoseconds spent in CPU kernels by rowops calls made on this thread, and
-// how many such calls (monotonic counters).
-void cpu_kernel_time(int64_t *ns, int64_t *calls);
+// "rowops::kernel::<impl name>": the profiler scope around a kernel's run
+// (RecordFunction, user scope), one static string per implementation.
+const char *kernel_scope_name(rowops_impl impl);
 
 // Compute capability (major * 10 + minor) of a CUDA tensor's device; 0
 // when built without CUDA.

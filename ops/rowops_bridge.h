@@ -70,11 +70,34 @@ void rowops_bridge_result_clear(rowops_bridge_result *res);
 /* Which implementation the last rowops call on this thread ran. */
 const char *rowops_bridge_last_dispatch(void);
 
-/* Monotonic counters of the rowops ops called on this thread: nanoseconds
- * spent in their CPU kernels (timed inside the op around the kernel and its
- * parallel_for) and the number of such calls. The bench reads them around
- * a repetition to measure a path's kernel time. */
-void rowops_bridge_kernel_time(int64_t *ns, int64_t *calls);
+/* The attribution pass's tracer (ops/bridge_trace.cpp): while started,
+ * every RecordFunction scope that ends on the calling thread (aten and
+ * rowops ops, the rowops kernel scope "rowops::kernel::<impl>", Inductor
+ * kernels compiled with kernel profiling) is reported to fn with its
+ * start and end on CLOCK_MONOTONIC (the timing loop's clock) and flags.
+ * Never active while the timed calls run. */
+enum {
+    ROWOPS_BRIDGE_SCOPE_CHILDREN = 1,  /* other scopes ran inside it */
+    ROWOPS_BRIDGE_SCOPE_OP = 2,        /* a dispatcher operator */
+    ROWOPS_BRIDGE_SCOPE_COMPOSITE = 4, /* CompositeImplicitAutograd */
+};
+typedef void (*rowops_bridge_range_fn)(void *ctx, const char *name,
+                                       int64_t start_ns, int64_t end_ns,
+                                       int flags);
+int rowops_bridge_trace_start(rowops_bridge_range_fn fn, void *ctx, char *err,
+                              size_t err_len);
+void rowops_bridge_trace_stop(void);
+
+/* ns that `calls` calls of a small aten op take (one scope each): timed
+ * with and without the tracer, the tracer's cost per scope. -1 on error. */
+int64_t rowops_bridge_trace_probe(int calls);
+/* ns that `calls` empty user scopes ("opcost::probe") take: traced, their
+ * recorded length is the tracer's own time inside each scope. */
+int64_t rowops_bridge_trace_probe_scope(int calls);
+
+/* 1 while torch.profiler (Kineto) is recording: CUPTI must then not be
+ * started by the bench (one CUPTI user per process at a time). */
+int rowops_bridge_profiler_active(void);
 
 /* While on, fresh PyTorch tensors are filled with NaN (deterministic fill
  * of uninitialized memory), so an output a path forgets to write shows. */

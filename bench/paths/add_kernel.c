@@ -8,6 +8,7 @@
  * `eager-cpp` / `eager-python` minus `kernel`. Contiguous float32 and
  * bfloat16 inputs of the fused op only. */
 #include "path.h"
+#include "record_function_tracer.h"
 #include "rowops_bridge.h"
 #include "rowops_half.h"
 
@@ -80,8 +81,10 @@ static int add_run(opcost_path_run *r, int set, char *err, size_t len)
 {
     (void)err, (void)len;
     add_task t = {&r->w->sets[set], r->w->c.dtype == ROWOPS_F32};
+    const int64_t t0 = opcost_own_scope_begin();
     rowops_bridge_parallel_for(r->w->c.B * r->w->c.N, TORCH_GRAIN, add_range,
                                &t);
+    opcost_own_scope_end(OPCOST_EVENT_KERNEL_OTHER, "add loop (C)", t0);
     return 0;
 }
 

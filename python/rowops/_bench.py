@@ -80,8 +80,13 @@ class _Inductor:
         # The compile caches do not key on a custom decomposition table: a
         # decomposed graph must not reuse the opaque graph's artefacts.
         uncached = {"fx_graph_cache": False} if self.table else {}
-        with torch._inductor.config.patch(emulate_precision_casts=True,
-                                          **uncached), \
+        # Kernel profiling puts a RecordFunction scope in each generated
+        # C++ kernel (a thread-local check while no tracer is registered),
+        # so the bench's attribution pass sees Inductor's kernels as
+        # compute.
+        with torch._inductor.config.patch(
+                emulate_precision_casts=True,
+                **{"cpp.enable_kernel_profile": True}, **uncached), \
                 torch._functorch.config.patch(
                     enable_autograd_cache=not self.table):
             return compile_fx(gm, example_inputs, decompositions=self.table)

@@ -2,9 +2,11 @@
  * negative, each clamped as bench/attribution.h states), and the measured
  * split over hand-built record arrays: nested host ranges, out-of-order
  * records, a graph launch, two streams overlapping, records straddling a
- * window, dropped records, a call with no records. */
+ * window, dropped records, a call with no records; and the kinds the
+ * RecordFunction source gives scopes by name. */
 #include "attribution.h"
 #include "c_samples.h"
+#include "scope_kind.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +14,7 @@
 
 static void expect_sum(double median, double kernel, double conv)
 {
-    const opcost_parts a = opcost_attribute_cpu(median, kernel, conv);
+    const opcost_parts a = opcost_attribute_differential(median, kernel, conv);
     const double sum = opcost_parts_sum(&a);
     /* exact up to the rounding of three additions */
     C_EXPECT(fabs(sum - median) <= 4e-16 * median * 4,
@@ -27,28 +29,28 @@ static void expect_sum(double median, double kernel, double conv)
 static void differential(void)
 {
     /* the ordinary case: kernel and conversion inside the median */
-    opcost_parts a = opcost_attribute_cpu(10.0, 4.0, 3.0);
+    opcost_parts a = opcost_attribute_differential(10.0, 4.0, 3.0);
     C_EXPECT(a.kernel_us == 4.0 && a.conversion_us == 3.0 &&
                  a.dispatch_us == 3.0,
              "10 = 4 + 3 + 3, got %g %g %g", a.kernel_us, a.conversion_us,
              a.dispatch_us);
     /* the kernel path itself: all kernel */
-    a = opcost_attribute_cpu(7.5, 7.5, NAN);
+    a = opcost_attribute_differential(7.5, 7.5, NAN);
     C_EXPECT(a.kernel_us == 7.5 && a.conversion_us == 0 && a.dispatch_us == 0,
              "kernel path: all kernel");
     /* noise: the kernel path's median above this path's: clamped */
-    a = opcost_attribute_cpu(5.0, 6.0, 1.0);
+    a = opcost_attribute_differential(5.0, 6.0, 1.0);
     C_EXPECT(a.kernel_us == 5.0 && a.conversion_us == 0 && a.dispatch_us == 0,
              "kernel clamped to the median, got %g %g %g", a.kernel_us,
              a.conversion_us, a.dispatch_us);
-    a = opcost_attribute_cpu(5.0, 2.0, 4.0);
+    a = opcost_attribute_differential(5.0, 2.0, 4.0);
     C_EXPECT(a.conversion_us == 3.0 && a.dispatch_us == 0,
              "conversion clamped to the remainder, got %g", a.conversion_us);
     /* unknown kernel or conversion time counts as zero */
-    a = opcost_attribute_cpu(5.0, NAN, NAN);
+    a = opcost_attribute_differential(5.0, NAN, NAN);
     C_EXPECT(a.kernel_us == 0 && a.dispatch_us == 5.0, "unknown parts");
     /* no median: nothing to attribute */
-    a = opcost_attribute_cpu(NAN, 1.0, 1.0);
+    a = opcost_attribute_differential(NAN, 1.0, 1.0);
     C_EXPECT(isnan(a.kernel_us) && isnan(a.dispatch_us), "no median");
     const double medians[] = {0.1, 1.0, 3.3, 17.25, 1234.5678, 1e6};
     for (int i = 0; i < 6; ++i)
@@ -207,6 +209,21 @@ static void measured(void)
     const opcost_parts applied = opcost_parts_apply(three, 3, 5.0);
     expect_parts("dropped, applied", &applied, 5, 0, 0, 0, 0, 0);
 
+    /* the tracer's cost per record comes out of dispatch: 6 records of
+     * 0.25 us each from the nested call's 11.5 us of dispatch */
+    opcost_event costly[6];
+    memcpy(costly, nested, sizeof costly);
+    for (int i = 0; i < 6; ++i)
+        costly[i].cost_ns = 250;
+    opcost_call_window cw = window(0, 22);
+    C_EXPECT(opcost_attribute_events(costly, 6, &cw, 1, &p) == 1, "costly");
+    expect_parts("tracer cost", &p, 6, 3, 1.5, 0, 10, 0);
+    /* ... never below zero */
+    for (int i = 0; i < 6; ++i)
+        costly[i].cost_ns = 5000;
+    C_EXPECT(opcost_attribute_events(costly, 6, &cw, 1, &p) == 1, "costly");
+    expect_parts("tracer cost above dispatch", &p, 6, 3, 1.5, 0, 0, 0);
+
     /* a call with no records: all dispatch */
     one("no records", NULL, 0, window(3, 7), &p);
     expect_parts("no records", &p, 0, 0, 0, 0, 4, 0);
@@ -226,9 +243,59 @@ static void measured(void)
     C_EXPECT(isnan(none.kernel_us), "nothing attributed: NAN parts");
 }
 
+static void scope_kinds(void)
+{
+    enum { OP = OPCOST_SCOPE_OP, COMPOSITE = OPCOST_SCOPE_COMPOSITE };
+    static const struct {
+        const char *name;
+        int flags;
+        opcost_event_kind kind;
+    } cases[] = {
+        {"rowops::kernel::cpu_fast_avx512", 0, OPCOST_EVENT_KERNEL_OURS},
+        {"rowops::fused_add_rms_norm", OP, OPCOST_EVENT_HOST_API},
+        {"rowops::fused_add_rms_norm_reference", OP | COMPOSITE,
+         OPCOST_EVENT_HOST_API},
+        {"aten::copy_", OP, OPCOST_EVENT_CONVERSION},
+        {"aten::contiguous", OP | COMPOSITE, OPCOST_EVENT_CONVERSION},
+        {"aten::clone", OP, OPCOST_EVENT_CONVERSION},
+        {"aten::_to_copy", OP, OPCOST_EVENT_CONVERSION},
+        {"aten::empty_strided", OP, OPCOST_EVENT_ALLOCATION},
+        {"aten::empty", OP, OPCOST_EVENT_ALLOCATION},
+        {"aten::view", OP, OPCOST_EVENT_HOST_API},
+        {"aten::as_strided", OP, OPCOST_EVENT_HOST_API},
+        {"aten::t", OP | COMPOSITE, OPCOST_EVENT_HOST_API},
+        /* an op with a kernel computes, callees or not (aten::pow calls
+         * aten::result_type and aten::to, then computes); a composite only
+         * dispatches its callees */
+        {"aten::add", OP, OPCOST_EVENT_KERNEL_OTHER},
+        {"aten::pow", OP, OPCOST_EVENT_KERNEL_OTHER},
+        {"aten::rms_norm", OP | COMPOSITE, OPCOST_EVENT_HOST_API},
+        {"aten::square", OP | COMPOSITE, OPCOST_EVENT_HOST_API},
+        /* a name that only starts like a conversion is not one */
+        {"aten::copysign", OP, OPCOST_EVENT_KERNEL_OTHER},
+        {"aten::top", OP, OPCOST_EVENT_KERNEL_OTHER},
+        {"graph_0_cpp_fused_add_mean_mul_pow_rsqrt_0", 0,
+         OPCOST_EVENT_KERNEL_OTHER},
+        {"triton_red_fused_add_mean_0", 0, OPCOST_EVENT_KERNEL_OTHER},
+        {"c10d::allgather_", OP, OPCOST_EVENT_HOST_API},
+        {"Torch-Compiled Region: 0/0", 0, OPCOST_EVENT_HOST_API},
+        {"## Call CompiledFxGraph f123 ##", 0, OPCOST_EVENT_HOST_API},
+        {"", 0, OPCOST_EVENT_HOST_API},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const opcost_event_kind k =
+            opcost_scope_kind(cases[i].name, cases[i].flags);
+        C_EXPECT(k == cases[i].kind, "scope \"%s\" (flags %d): %s, expected %s",
+                 cases[i].name, cases[i].flags, opcost_event_kind_name(k),
+                 opcost_event_kind_name(cases[i].kind));
+    }
+    C_EXPECT(opcost_scope_kind(NULL, 0) == OPCOST_EVENT_HOST_API, "NULL name");
+}
+
 int main(void)
 {
     differential();
     measured();
+    scope_kinds();
     return c_report("test_attribution");
 }

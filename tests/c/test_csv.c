@@ -14,13 +14,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The schema as the task specifies it, verbatim. */
-static const char spec_header[] =
+/* The schema as the tasks specify it, verbatim: version 1 (the bench-core
+ * issue), and version 2 (measured attribution: device_us, other_kernel_us,
+ * attribution_source, tracer_overhead, sm_clock_mhz, throttle_reasons). */
+static const char v1_header[] =
     "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
     "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
     "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
     "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
     "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note";
+static const char spec_header[] =
+    "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
+    "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
+    "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
+    "p90_us,mean_us,stddev_us,ci95_rel,device_us,compile_ms,kernel_us,"
+    "other_kernel_us,conversion_us,launch_us,dispatch_us,idle_us,"
+    "attribution_source,tracer_overhead,bytes,gbps,ceiling_gbps,frac_of_peak,"
+    "sm_clock_mhz,throttle_reasons,note";
 
 static const char *dir; /* c_tempdir() */
 
@@ -94,6 +104,12 @@ static void row_ok(opcost_result *r)
     r->conversion_us = 0.0;
     r->launch_us = 1.25;
     r->dispatch_us = 0.5;
+    r->other_kernel_us = 0.125;
+    r->device_us = 9.75;
+    snprintf(r->attribution_source, sizeof r->attribution_source, "cupti");
+    r->tracer_overhead = 1.03;
+    r->sm_clock_mhz = 1980;
+    snprintf(r->throttle_reasons, sizeof r->throttle_reasons, "none");
     r->bytes = 1048576;
     r->gbps = 85.25;
     r->ceiling_gbps = 120.5;
@@ -140,9 +156,9 @@ static void test_header(void)
     C_EXPECT(opcost_results_header(h, sizeof h) == (int)strlen(spec_header),
              "header length");
     C_EXPECT(!strcmp(h, spec_header), "header:\n%s\nwant\n%s", h, spec_header);
-    C_EXPECT(opcost_results_ncolumns() == 42, "42 columns");
+    C_EXPECT(opcost_results_ncolumns() == 48, "48 columns");
     C_EXPECT(opcost_results_header(h, 10) == -1, "short buffer");
-    C_EXPECT(opcost_results_column_name(42) == NULL, "past the end");
+    C_EXPECT(opcost_results_column_name(48) == NULL, "past the end");
 }
 
 static void test_round_trip(void)
@@ -178,9 +194,10 @@ static void test_round_trip(void)
     C_EXPECT(text && strstr(text, "\"he said \"\"hi\"\", then\nleft\r\nok\"\n"),
              "newlines kept inside quotes");
     /* skipped row: every number empty */
-    C_EXPECT(text &&
-                 strstr(text, ",cold,skipped,,,,,,,,,,,,,,,,,,,needs CUDA\n"),
-             "empty numbers in the skipped row");
+    C_EXPECT(
+        text &&
+            strstr(text, ",cold,skipped,,,,,,,,,,,,,,,,,,,,,,,,,needs CUDA\n"),
+        "empty numbers in the skipped row");
     free(text);
 
     opcost_result *back = NULL;
@@ -296,7 +313,8 @@ static void test_writer_checks(void)
         const char *msg;
     } cases[] = {
         {0, "rows[0]: median_us: is required when status is ok"},
-        {1, "rows[0]: schema_version: 2 is not 1"},
+        {1, "rows[0]: schema_version: 3 is not a version this code reads "
+            "(1 to 2)"},
         {2, "rows[0]: run_id: text is not NUL-terminated"},
         {3, "rows[0]: status: enum value 7 is out of range"},
         {4, "rows[0]: run_id: is required"},
@@ -308,7 +326,7 @@ static void test_writer_checks(void)
         row_plain(&row);
         switch (cases[i].what) {
         case 0: row.median_us = NAN; break;
-        case 1: row.schema_version = 2; break;
+        case 1: row.schema_version = 3; break;
         case 2: memset(row.run_id, 'x', sizeof row.run_id); break;
         case 3: row.status = (opcost_status)7; break;
         case 4: row.run_id[0] = '\0'; break;
@@ -415,7 +433,12 @@ static void test_parse_errors(void)
     expect_field_error("cache_state", "hot",
                        "column cache_state: \"hot\" is not one of cold, warm");
     expect_field_error("cache_state", "", "column cache_state: is required");
-    expect_field_error("schema_version", "2", "schema_version: 2 is not 1");
+    expect_field_error("schema_version", "1",
+                       "schema_version: 1 is not 2, the version of the "
+                       "file's header");
+    expect_field_error("attribution_source", "guess",
+                       "attribution_source: \"guess\" is not one of "
+                       "differential, record_function, cupti");
     expect_field_error("run_id", "", "column run_id: is required");
     expect_field_error("threads", "-1", "threads: -1 must be >= 0");
     /* Row rules point at the column that breaks them. */
@@ -440,7 +463,7 @@ static void test_parse_errors(void)
     sprintf(buf, "%.*s,extra%s", (int)hl, text, text + hl);
     char where[32];
     snprintf(where, sizeof where, "1:%d", (int)hl + 2);
-    expect_parse_error(buf, where, "header has 43 columns, expected 42",
+    expect_parse_error(buf, where, "header has 49 columns, expected 48",
                        "newer header");
     free(buf);
 
@@ -451,16 +474,16 @@ static void test_parse_errors(void)
     sprintf(buf, "%.*s\n", (int)cut, text);
     snprintf(where, sizeof where, "2:%d", (int)(cut - line2) + 1);
     expect_parse_error(buf, where,
-                       "row has 41 fields, expected 42 (missing from column "
+                       "row has 47 fields, expected 48 (missing from column "
                        "note)",
                        "short row");
     sprintf(buf, "%.*s,x\n", (int)(strlen(text) - 1), text);
     snprintf(where, sizeof where, "2:%d", (int)(strlen(text) - line2) + 1);
-    expect_parse_error(buf, where, "row has 43 fields, expected 42",
+    expect_parse_error(buf, where, "row has 49 fields, expected 48",
                        "long row");
     /* A blank line is a one-field row. */
     sprintf(buf, "%s\n", text);
-    expect_parse_error(buf, "3:1", "row has 1 fields, expected 42",
+    expect_parse_error(buf, "3:1", "row has 1 fields, expected 48",
                        "blank line");
 
     /* Line numbers count newlines inside quoted fields: row 1 spans lines
@@ -599,6 +622,78 @@ static void test_samples(void)
     free(back);
 }
 
+/* A file of schema version 1 (the committed runs before measured
+ * attribution) still loads: version 2's columns read as empty, and writing
+ * the rows back gives a version-2 file with the same values. */
+static void test_older_version(void)
+{
+    opcost_result row;
+    row_plain(&row);
+    row.median_us = 7.25;
+    row.kernel_us = 3.5;
+    row.dispatch_us = 3.75;
+    char path[512], err[512];
+    join(path, sizeof path, "v2.csv");
+    C_EXPECT(opcost_results_write(path, &row, 1, err, sizeof err) == 0, "%s",
+             err);
+    /* the same row as version 1 writes it: drop version 2's columns */
+    char *text = slurp(path);
+    char v1[4096] = "";
+    const char *line = strchr(text, '\n') + 1;
+    const char *p = line;
+    for (size_t i = 0; opcost_results_column_name(i); ++i) {
+        const size_t len = strcspn(p, ",\n");
+        const char *name = opcost_results_column_name(i);
+        const char *in_v1 = strstr(v1_header, name);
+        const int kept = in_v1 && (in_v1 == v1_header || in_v1[-1] == ',') &&
+                         (in_v1[strlen(name)] == ',' || !in_v1[strlen(name)]);
+        if (kept)
+            snprintf(v1 + strlen(v1), sizeof v1 - strlen(v1), "%s%.*s",
+                     v1[0] ? "," : "",
+                     !strcmp(name, "schema_version") ? 1 : (int)len,
+                     !strcmp(name, "schema_version") ? "1" : p);
+        p += len + 1;
+    }
+    char file[8192];
+    snprintf(file, sizeof file, "%s\n%s\n", v1_header, v1);
+    free(text);
+    c_write_file("v1.csv", file, path, sizeof path);
+    opcost_result *back = NULL;
+    size_t n = 0;
+    C_EXPECT(opcost_results_read(path, &back, &n, err, sizeof err) == 0,
+             "a version-1 file loads: %s", err);
+    C_EXPECT(n == 1, "one row (got %zu)", n);
+    if (n == 1) {
+        C_EXPECT(back[0].schema_version == 1, "schema_version 1 kept");
+        C_EXPECT(back[0].median_us == 7.25 && back[0].kernel_us == 3.5 &&
+                     back[0].dispatch_us == 3.75 &&
+                     !strcmp(back[0].path, "reference"),
+                 "version-1 values read");
+        C_EXPECT(isnan(back[0].other_kernel_us) && isnan(back[0].device_us) &&
+                     isnan(back[0].tracer_overhead) &&
+                     !back[0].attribution_source[0],
+                 "version-2 columns empty");
+        char again[512];
+        join(again, sizeof again, "upgraded.csv");
+        C_EXPECT(opcost_results_write(again, back, 1, err, sizeof err) == 0,
+                 "rows of a version-1 file are written: %s", err);
+        opcost_result *up = NULL;
+        size_t m = 0;
+        C_EXPECT(opcost_results_read(again, &up, &m, err, sizeof err) == 0 &&
+                     m == 1 && up[0].schema_version == 2 &&
+                     up[0].median_us == 7.25,
+                 "written back as version 2: %s", err);
+        free(up);
+    }
+    free(back);
+    /* a version-1 header with a version-2 row is refused */
+    snprintf(file, sizeof file, "%s\n2%s\n", v1_header, strchr(v1, ','));
+    expect_parse_error(file, "2:1",
+                       "schema_version: 2 is not 1, the version of the "
+                       "file's header",
+                       "version-2 row under a version-1 header");
+}
+
 int main(void)
 {
     dir = c_tempdir("opcost_test_csv");
@@ -607,6 +702,7 @@ int main(void)
     test_atomic();
     test_writer_checks();
     test_parse_errors();
+    test_older_version();
     test_samples();
     return c_report("test_csv");
 }

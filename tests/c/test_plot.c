@@ -78,8 +78,10 @@ static size_t synthetic(opcost_result *rows)
         *r = make(RUN, TS, "synth", Bs[i], 4096, "bfloat16", "contiguous",
                   "native", "auto", native[i]);
         r->kernel_us = kernel[i];
+        r->other_kernel_us = i == 1 ? 3 : 0;
         r->conversion_us = i == 1 ? 2 : 0;
-        r->dispatch_us = native[i] - kernel[i] - r->conversion_us;
+        r->dispatch_us =
+            native[i] - kernel[i] - r->other_kernel_us - r->conversion_us;
         rows[n++] = make(RUN, TS, "synth", Bs[i], 4096, "bfloat16",
                          "contiguous", "kernel", "cpu_strided", 2 * kernel[i]);
         rows[n++] = make(RUN, TS, "synth", Bs[i], 4096, "bfloat16",
@@ -305,17 +307,21 @@ static void test_run_kinds(void)
     C_EXPECT(find(&t, "native", 1) == NULL, "the wrong row was drawn");
 
     /* attribution: one panel per B (1, 8, 64); bar 1 (native) at B = 8 is
-     * kernel [0, 10], conversion [10, 12], dispatch [12, 20] */
+     * kernel [0, 10], other kernels [10, 13], conversion [13, 15], dispatch
+     * [15, 20] */
     load_table(out, "attribution", &t);
     const curve *kc = find(&t, "kernel", 1), *cc = find(&t, "conversion", 1);
+    const curve *oc = find(&t, "other-kernels", 1);
     const curve *dc = find(&t, "dispatch", 1);
-    C_EXPECT(t.n == 15, "attribution: %d curves, want 3 panels x 5", t.n);
+    C_EXPECT(t.n == 18, "attribution: %d curves, want 3 panels x 6", t.n);
     C_EXPECT(kc && kc->n == 4 && near(kc->v[1][0], 1) && near(kc->v[1][4], 0) &&
                  near(kc->v[1][5], 10),
              "attribution: native's kernel segment at B = 8");
-    C_EXPECT(cc && cc->n == 4 && near(cc->v[1][4], 10) && near(cc->v[1][5], 12),
+    C_EXPECT(oc && oc->n == 4 && near(oc->v[1][4], 10) && near(oc->v[1][5], 13),
+             "attribution: native's other-kernels segment at B = 8");
+    C_EXPECT(cc && cc->n == 4 && near(cc->v[1][4], 13) && near(cc->v[1][5], 15),
              "attribution: native's conversion segment at B = 8");
-    C_EXPECT(dc && dc->n == 4 && near(dc->v[1][4], 12) && near(dc->v[1][5], 20),
+    C_EXPECT(dc && dc->n == 4 && near(dc->v[1][4], 15) && near(dc->v[1][5], 20),
              "attribution: native's dispatch segment at B = 8");
 
     /* bandwidth: x bytes = B N 6, y frac_of_peak = bytes / median / 1e3
