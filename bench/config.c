@@ -162,6 +162,7 @@ static int add_variant(void *ctx, const char *item, char *err, size_t len)
 {
     opcost_config *c = ctx;
     if (strcmp(item, "all") == 0) {
+        c->variants_all = 1;
         for (size_t i = 0; i < opcost_variant_count(); ++i)
             if (c->nvariants < OPCOST_MAX_SELECTED)
                 c->variants[c->nvariants++] = opcost_variant_at(i);
@@ -238,6 +239,7 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
                 return bad(err, errlen, "device", "must be cpu or cuda",
                            optarg);
             cfg->cuda = strcmp(optarg, "cuda") == 0;
+            cfg->device_given = 1;
             break;
         case 't':
             if (each_item(optarg, "dtype", err, errlen, add_dtype, cfg))
@@ -318,13 +320,36 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
         cfg->shapes[cfg->nshapes++] = "llama-3.1-8b-conv";
         cfg->shapes[cfg->nshapes++] = "edges";
     }
-    if (cfg->npaths == 0)
-        for (size_t i = 0; i < opcost_path_count(); ++i)
-            if (!opcost_path_at(i)->named_only)
-                cfg->paths[cfg->npaths++] = opcost_path_at(i);
+    cfg->paths_default = cfg->npaths == 0;
+    opcost_config_set_device(cfg, cfg->cuda);
     if (cfg->nvariants == 0)
         cfg->variants[cfg->nvariants++] = &opcost_variant_auto;
     if (cfg->rep_budget_s < 0)
         cfg->rep_budget_s = cfg->quick ? 0.002 : 0.010;
     return 0;
+}
+
+void opcost_config_set_device(opcost_config *cfg, int cuda)
+{
+    cfg->cuda = cuda;
+    if (!cfg->paths_default)
+        return;
+    cfg->npaths = 0;
+    for (size_t i = 0; i < opcost_path_count(); ++i) {
+        const opcost_path *p = opcost_path_at(i);
+        if (!p->named_only && opcost_config_path_runs(cfg, p) &&
+            cfg->npaths < OPCOST_MAX_SELECTED)
+            cfg->paths[cfg->npaths++] = p;
+    }
+}
+
+int opcost_config_path_runs(const opcost_config *cfg, const opcost_path *p)
+{
+    return (p->devices & (cfg->cuda ? OPCOST_ON_CUDA : OPCOST_ON_CPU)) != 0;
+}
+
+int opcost_config_variant_runs(const opcost_config *cfg,
+                               const opcost_variant *v)
+{
+    return v == &opcost_variant_auto || v->cuda == cfg->cuda;
 }

@@ -21,7 +21,10 @@ typedef struct opcost_config {
     const opcost_variant *variants[OPCOST_MAX_SELECTED];
     int nvariants;
     unsigned dtype_mask; /* 1 << rowops_dtype; 0 = every dtype */
-    int cuda;            /* --device cuda */
+    int cuda;            /* --device cuda (or, not given, a GPU found) */
+    int device_given;    /* --device was given */
+    int paths_default;   /* no --paths: the run's device picks them */
+    int variants_all;    /* --variants all: those of the run's device */
     int threads;
     const char *out;        /* NULL: results/<run_id>.csv */
     const char *shapes_dir; /* where shape-set names resolve */
@@ -41,5 +44,14 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
                         size_t errlen);
 
 void opcost_config_usage(FILE *out);
+
+/* Settles the device (cuda: 1 where a GPU was found and --device was not
+ * given) and, without --paths, selects the default paths of that device. */
+void opcost_config_set_device(opcost_config *cfg, int cuda);
+
+/* Whether a path or a kernel variant runs on the configured device. */
+int opcost_config_path_runs(const opcost_config *cfg, const opcost_path *p);
+int opcost_config_variant_runs(const opcost_config *cfg,
+                               const opcost_variant *v);
 
 #endif

@@ -78,6 +78,11 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_cli_errors
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_errors.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})
+  add_test(NAME opcost_cuda_refused_without_device
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cuda_refused.sh $<TARGET_FILE:opcost>
+      ${CMAKE_BINARY_DIR})
+  set_tests_properties(opcost_cuda_refused_without_device PROPERTIES
+    SKIP_RETURN_CODE 77)
   add_test(NAME opcost_refuses_huge_shape
     COMMAND opcost run --shapes ${CMAKE_SOURCE_DIR}/tests/data/huge.csv
       --out ${CMAKE_BINARY_DIR}/huge.csv)

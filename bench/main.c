@@ -38,10 +38,15 @@ static int cmp_str(const void *a, const void *b)
 static int list_main(void)
 {
     printf("paths:\n");
-    for (size_t i = 0; i < opcost_path_count(); ++i)
-        printf("  %-28s %s%s\n", opcost_path_at(i)->name,
-               opcost_path_at(i)->named_only ? "[run only when named] " : "",
-               opcost_path_at(i)->description);
+    for (size_t i = 0; i < opcost_path_count(); ++i) {
+        const opcost_path *p = opcost_path_at(i);
+        printf("  %-28s %s%s%s\n", p->name,
+               p->named_only ? "[run only when named] " : "",
+               p->devices == OPCOST_ON_CPU    ? "[CPU only] "
+               : p->devices == OPCOST_ON_CUDA ? "[GPU only] "
+                                              : "",
+               p->description);
+    }
     printf("kernel variants (--variants, for the kernel path):\n");
     printf("  %-18s %s\n", "auto", opcost_variant_auto.what);
     for (size_t i = 0; i < opcost_variant_count(); ++i)

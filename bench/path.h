@@ -22,9 +22,15 @@ typedef struct opcost_path_run {
     char dispatch_path[128]; /* what the path ran, filled by prepare/verify */
 } opcost_path_run;
 
+/* The devices a path runs on (opcost_path.devices). */
+enum { OPCOST_ON_CPU = 1, OPCOST_ON_CUDA = 2 };
+
 typedef struct opcost_path {
     const char *name;
     const char *description;
+    /* OPCOST_ON_*: a path on another device than the run's is left out of
+     * the default selection, and skipped with the reason when named */
+    int devices;
     int takes_variants; /* --variants applies */
     int needs_torch;    /* reaches libtorch through the bridge */
     /* A calibration path (add-kernel, torch-add-*): times something other

@@ -115,20 +115,22 @@ opcost_pyobj *opcost_python_tensor_spec(const rowops_tensor *t)
         PyTuple_SET_ITEM(sizes, d, PyLong_FromLongLong(t->sizes[d]));
         PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(t->strides[d]));
     }
-    return Py_BuildValue("(KsNN)", (unsigned long long)(uintptr_t)t->data,
-                         rowops_dtype_name(t->dtype), sizes, strides);
+    return Py_BuildValue("(KsNNs)", (unsigned long long)(uintptr_t)t->data,
+                         rowops_dtype_name(t->dtype), sizes, strides,
+                         t->device == ROWOPS_DEVICE_CUDA ? "cuda" : "cpu");
 }
 
 int opcost_python_tensor_from_spec(opcost_pyobj *spec, rowops_tensor *t)
 {
     unsigned long long addr;
-    const char *dtype;
+    const char *dtype, *device = "cpu";
     PyObject *sizes, *strides;
-    if (!PyArg_ParseTuple(spec, "KsOO", &addr, &dtype, &sizes, &strides))
+    if (!PyArg_ParseTuple(spec, "KsOO|s", &addr, &dtype, &sizes, &strides,
+                          &device))
         return -1;
     memset(t, 0, sizeof *t);
     t->data = (void *)(uintptr_t)addr;
-    t->device = ROWOPS_DEVICE_CPU;
+    t->device = strcmp(device, "cuda") ? ROWOPS_DEVICE_CPU : ROWOPS_DEVICE_CUDA;
     if (opcost_dtype_from_name(dtype, &t->dtype))
         return -1;
     t->rank = (int)PyTuple_Size(sizes);

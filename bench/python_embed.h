@@ -26,11 +26,11 @@ int opcost_python_error(char *err, size_t errlen);
 /* Runs a statement in rowops._bench's namespace (tests). */
 int opcost_python_exec(const char *code, char *err, size_t errlen);
 
-/* (address, dtype, sizes, strides) of a descriptor, the tuple
+/* (address, dtype, sizes, strides, device) of a descriptor, the tuple
  * rowops._bench takes and returns; NULL with a Python error. */
 opcost_pyobj *opcost_python_tensor_spec(const rowops_tensor *t);
 
-/* Such a tuple back into a CPU descriptor; -1 if it is not one. */
+/* Such a tuple back into a descriptor (CPU or CUDA); -1 if it is not one. */
 int opcost_python_tensor_from_spec(opcost_pyobj *spec, rowops_tensor *t);
 
 #endif

@@ -9,11 +9,20 @@
 
 void opcost_report_header(FILE *f, const opcost_config *cfg,
                           const opcost_hostinfo *host, const opcost_ceiling *c,
-                          size_t points, const char *out_path)
+                          const rowops_bridge_cuda_device *gpu, size_t points,
+                          const char *out_path)
 {
     fprintf(f, "opcost run %s\n", host->run_id);
-    fprintf(f, "  device      cpu: %s, %d threads; host %s\n", host->cpu,
-            cfg->threads, host->host);
+    if (gpu)
+        fprintf(f,
+                "  device      cuda:%d: %s, sm_%d, %d SMs, L2 %.0f MiB, "
+                "%.1f of %.1f GiB free; host %s (%s)\n",
+                gpu->index, gpu->name, gpu->arch, gpu->sm_count,
+                gpu->l2_bytes / (1 << 20), gpu->free_bytes / (1 << 30),
+                gpu->total_bytes / (1 << 30), host->host, host->cpu);
+    else
+        fprintf(f, "  device      cpu: %s, %d threads; host %s\n", host->cpu,
+                cfg->threads, host->host);
     fprintf(f, "  software    torch %s, git %s\n",
             rowops_bridge_torch_version(), host->git_sha);
     fprintf(f,
@@ -38,8 +47,19 @@ void opcost_report_header(FILE *f, const opcost_config *cfg,
             "samples of >= %.0f us; inputs %s (LLC %.0f MiB: %s)\n",
             cfg->reps, cfg->rep_budget_s * 1e3, cfg->noise_target * 100,
             cfg->target_sample_us,
-            cfg->cold ? "rotated beyond the LLC" : "warm (one set)",
+            cfg->cold ? gpu ? "rotated beyond the L2" : "rotated beyond the LLC"
+                      : "warm (one set)",
             (double)c->llc_bytes / (1 << 20), c->llc_source);
+    if (gpu) {
+        fprintf(f,
+                "  ceiling     %.1f GB/s (%s: a device-to-device copy of "
+                "%.0f MiB, bytes read + written, best of %d)\n",
+                c->best_gbps, c->best_kernel,
+                (double)c->array_bytes / (1 << 20), c->trials);
+        fprintf(f, "  output      %s\n\n", out_path);
+        fflush(f);
+        return;
+    }
     fprintf(f, "  ceiling     %.1f GB/s (%s), %d threads, arrays of %.0f MiB:",
             c->best_gbps, c->best_kernel, c->threads,
             (double)c->array_bytes / (1 << 20));

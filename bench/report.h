@@ -6,13 +6,16 @@
 #include "config.h"
 #include "hostinfo.h"
 #include "results_csv.h"
+#include "rowops_bridge.h"
 
 #include <stdio.h>
 
 /* The configuration, the timer's resolution and the ceiling, first. */
+/* gpu: the device of a --device cuda run, NULL on the CPU. */
 void opcost_report_header(FILE *f, const opcost_config *cfg,
                           const opcost_hostinfo *host,
-                          const opcost_ceiling *ceiling, size_t points,
+                          const opcost_ceiling *ceiling,
+                          const rowops_bridge_cuda_device *gpu, size_t points,
                           const char *out_path);
 
 /* One progress line (carriage return, no newline): points done, elapsed,

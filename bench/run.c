@@ -24,6 +24,13 @@
 #define OPCOST_SOURCE_DIR "."
 #endif
 
+/* The device a run measures on: the CPU, or the GPU it found. */
+typedef struct run_device {
+    int cuda;
+    rowops_bridge_cuda_device gpu;
+    size_t rotate_bytes; /* inputs rotate over twice this: LLC, or L2 */
+} run_device;
+
 static volatile sig_atomic_t interrupted;
 
 /* Creates the directories above path (mkdir -p) and checks the last one is
@@ -145,8 +152,8 @@ static int quick_keeps(const opcost_shape_set *set, size_t i)
     return rank % step == 0;
 }
 
-static int load_cases(const opcost_config *cfg, case_list *cl, char *err,
-                      size_t len)
+static int load_cases(const opcost_config *cfg, const run_device *dev,
+                      case_list *cl, char *err, size_t len)
 {
     memset(cl, 0, sizeof *cl);
     cl->sets = calloc((size_t)cfg->nshapes, sizeof *cl->sets);
@@ -167,7 +174,8 @@ static int load_cases(const opcost_config *cfg, case_list *cl, char *err,
     cl->cases = calloc(total ? total : 1, sizeof *cl->cases);
     if (!cl->cases)
         return -1;
-    const size_t llc = opcost_llc_bytes(NULL, 0);
+    const size_t llc =
+        dev->cuda ? (size_t)dev->gpu.l2_bytes : opcost_llc_bytes(NULL, 0);
     const double avail = available_bytes();
     for (int i = 0; i < cl->nsets; ++i) {
         const opcost_shape_set *set = &cl->sets[i];
@@ -198,6 +206,17 @@ static int load_cases(const opcost_config *cfg, case_list *cl, char *err,
                     set->path, s->line, rowops_op_name(s->op), (long long)s->B,
                     (long long)s->N, rowops_dtype_name(s->dtype),
                     need / (1 << 30), avail / (1 << 30));
+                return -1;
+            }
+            if (dev->cuda && need > 0.8 * dev->gpu.free_bytes) {
+                snprintf(err, len,
+                         "--shapes: %.1000s:%d: %s B = %lld, N = %lld (%s) "
+                         "needs %.3g GiB of GPU buffers, more than 80%% of the "
+                         "%.3g GiB free on %s",
+                         set->path, s->line, rowops_op_name(s->op),
+                         (long long)s->B, (long long)s->N,
+                         rowops_dtype_name(s->dtype), need / (1 << 30),
+                         dev->gpu.free_bytes / (1 << 30), dev->gpu.name);
                 return -1;
             }
             ++cl->n;
@@ -286,6 +305,8 @@ static int verify_path(opcost_path_run *r, char *why, size_t len,
     rowops_bridge_poison_outputs(1);
     const int64_t t0 = opcost_now_ns();
     int rc = r->path->run(r, 0, why, len);
+    if (rc == 0 && r->w->cuda)
+        rc = rowops_bridge_cuda_sync(why, len);
     *call_us = (double)(opcost_now_ns() - t0) / 1e3;
     if (rc == 0)
         rc = r->path->verify(r, 0, why, len);
@@ -306,6 +327,13 @@ static int stop_rule_for(opcost_stop_rule *rule, const opcost_config *cfg,
                              OPCOST_NOISE_CHECK_EVERY_DEFAULT, e, sizeof e);
 }
 
+static double median_of(const double *x, size_t n)
+{
+    opcost_summary s;
+    char e[64];
+    return n && !opcost_summarize(x, n, &s, e, sizeof e) ? s.median : NAN;
+}
+
 static void summarize_row(opcost_result *row, const opcost_timer_state *t,
                           int reps)
 {
@@ -323,15 +351,10 @@ static void summarize_row(opcost_result *row, const opcost_timer_state *t,
     row->mean_us = s.mean;
     row->stddev_us = s.stddev;
     row->ci95_rel = s.ci95_rel;
+    if (t->device_samples)
+        row->device_us = median_of(t->device_samples, t->n);
     row->gbps = (double)row->bytes / (s.median * 1e-6) / 1e9;
     row->frac_of_peak = row->gbps / row->ceiling_gbps;
-}
-
-static double median_of(const double *x, size_t n)
-{
-    opcost_summary s;
-    char e[64];
-    return n && !opcost_summarize(x, n, &s, e, sizeof e) ? s.median : NAN;
 }
 
 static void append_note(opcost_result *row, const char *text)
@@ -404,16 +427,29 @@ static void attribute_row(const opcost_config *cfg, path_slot *s,
     row->idle_us = p.idle_us;
 }
 
+/* Whether measure_point gives (path, variant) a row: a variant of the
+ * other device is left out under --variants all. */
+static int has_row(const opcost_config *cfg, const opcost_path *path, int v)
+{
+    return !path->takes_variants || !cfg->variants_all ||
+           opcost_config_variant_runs(cfg, cfg->variants[v]);
+}
+
 static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
-                         const opcost_case *c, double ceiling_gbps, size_t llc,
-                         int64_t point_seed, run_out *out, char *err,
-                         size_t len)
+                         const run_device *dev, const opcost_case *c,
+                         double ceiling_gbps, int64_t point_seed, run_out *out,
+                         char *err, size_t len)
 {
     opcost_workload w;
     char why[1024];
-    const int made =
-        opcost_workload_make(&w, c, llc, cfg->cold,
+    int made =
+        opcost_workload_make(&w, c, dev->rotate_bytes, cfg->cold,
                              cfg->seed + (uint64_t)point_seed, why, sizeof why);
+    if (made == 0 && dev->cuda &&
+        opcost_workload_to_device(&w, dev->gpu.arch, why, sizeof why)) {
+        opcost_workload_free(&w);
+        made = -1;
+    }
     /* one slot per (path, variant) */
     path_slot slots[OPCOST_MAX_SELECTED * OPCOST_MAX_SELECTED];
     int nslots = 0;
@@ -421,6 +457,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         const opcost_path *path = cfg->paths[p];
         const int nv = path->takes_variants ? cfg->nvariants : 1;
         for (int v = 0; v < nv; ++v) {
+            if (!has_row(cfg, path, v))
+                continue;
             path_slot *s = &slots[nslots++];
             memset(s, 0, sizeof *s);
             s->run.path = path;
@@ -440,6 +478,13 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                      s->run.variant->name);
             if (made) {
                 set_status(row, OPCOST_STATUS_ERROR, why);
+                continue;
+            }
+            if (!opcost_config_path_runs(cfg, path)) {
+                set_status(row, OPCOST_STATUS_SKIPPED,
+                           dev->cuda ? "this path runs on the CPU only"
+                                     : "this path runs on a GPU only "
+                                       "(--device cuda)");
                 continue;
             }
             const int prep = path->prepare(&s->run, why, sizeof why);
@@ -535,23 +580,68 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
     return 0;
 }
 
-int opcost_run(const opcost_config *cfg)
+/* The run's device: --device cuda needs a usable GPU (refused with the
+ * reason where there is none); without --device, a GPU found is used. */
+static int pick_device(opcost_config *cfg, run_device *dev, char *err,
+                       size_t len)
+{
+    memset(dev, 0, sizeof *dev);
+    if (cfg->device_given && !cfg->cuda)
+        return 0;
+    char why[512];
+    const int found = rowops_bridge_cuda_info(&dev->gpu, why, sizeof why) == 0;
+    if (cfg->cuda && !found) {
+        snprintf(err, len, "--device cuda: no usable CUDA device: %s", why);
+        return -1;
+    }
+    if (found)
+        opcost_config_set_device(cfg, 1);
+    dev->cuda = found;
+    return 0;
+}
+
+/* The ceiling the rows are compared with: the CPU's STREAM probe, or a
+ * large device-to-device copy on the GPU (bytes read + written, 16 times
+ * the L2, at least 1 GiB, best of 9). */
+static int measure_ceiling(const opcost_config *cfg, const run_device *dev,
+                           opcost_ceiling *c, char *err, size_t len)
+{
+    if (!dev->cuda)
+        return opcost_ceiling_measure(cfg->threads, 0, c, err, len);
+    memset(c, 0, sizeof *c);
+    size_t bytes = (size_t)(16 * dev->gpu.l2_bytes);
+    bytes = bytes < ((size_t)1 << 30) ? (size_t)1 << 30 : bytes;
+    if ((double)bytes * 2 > 0.5 * dev->gpu.free_bytes)
+        bytes = (size_t)(0.25 * dev->gpu.free_bytes);
+    c->llc_bytes = (size_t)dev->gpu.l2_bytes;
+    snprintf(c->llc_source, sizeof c->llc_source, "L2 of %s", dev->gpu.name);
+    c->array_bytes = bytes;
+    c->trials = 9;
+    c->best_kernel = "d2d_copy";
+    return rowops_bridge_cuda_copy_gbps(bytes, c->trials, &c->best_gbps, err,
+                                        len);
+}
+
+int opcost_run(const opcost_config *given)
 {
     char err[2048];
-    if (cfg->cuda) {
-        fprintf(stderr,
-                "opcost run: --device cuda: this build times the CPU paths "
-                "only; the GPU paths come with the CUDA benchmark\n");
-        return 1;
+    opcost_config settled = *given;
+    const opcost_config *cfg = &settled;
+    run_device dev;
+    if (pick_device(&settled, &dev, err, sizeof err)) {
+        fprintf(stderr, "opcost run: %s\n", err);
+        return 2;
     }
     opcost_hostinfo host;
     opcost_hostinfo_get(&host, OPCOST_SOURCE_DIR);
+    if (dev.cuda)
+        snprintf(host.gpu, sizeof host.gpu, "%s", dev.gpu.name);
     if (rowops_bridge_set_threads(cfg->threads, err, sizeof err)) {
         fprintf(stderr, "opcost run: --threads: %s\n", err);
         return 1;
     }
     case_list cl;
-    if (load_cases(cfg, &cl, err, sizeof err)) {
+    if (load_cases(cfg, &dev, &cl, err, sizeof err)) {
         fprintf(stderr, "opcost run: %s\n", err);
         free_cases(&cl);
         return 2; /* bad input */
@@ -569,12 +659,14 @@ int opcost_run(const opcost_config *cfg)
         return 2;
     }
     opcost_ceiling ceiling;
-    if (opcost_ceiling_measure(cfg->threads, 0, &ceiling, err, sizeof err)) {
+    if (measure_ceiling(cfg, &dev, &ceiling, err, sizeof err)) {
         fprintf(stderr, "opcost run: ceiling probe: %s\n", err);
         free_cases(&cl);
         return 1;
     }
-    opcost_report_header(stdout, cfg, &host, &ceiling, cl.n, out_path);
+    dev.rotate_bytes = ceiling.llc_bytes;
+    opcost_report_header(stdout, cfg, &host, &ceiling,
+                         dev.cuda ? &dev.gpu : NULL, cl.n, out_path);
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
     run_out out;
@@ -588,6 +680,8 @@ int opcost_run(const opcost_config *cfg)
                 const opcost_path *path = cfg->paths[p];
                 const int nv = path->takes_variants ? cfg->nvariants : 1;
                 for (int v = 0; v < nv; ++v) {
+                    if (!has_row(cfg, path, v))
+                        continue;
                     opcost_result *row = new_row(&out);
                     if (!row) {
                         rc = 1;
@@ -606,9 +700,8 @@ int opcost_run(const opcost_config *cfg)
             }
             continue;
         }
-        if (measure_point(cfg, &host, &cl.cases[i], ceiling.best_gbps,
-                          ceiling.llc_bytes, (int64_t)i, &out, err,
-                          sizeof err)) {
+        if (measure_point(cfg, &host, &dev, &cl.cases[i], ceiling.best_gbps,
+                          (int64_t)i, &out, err, sizeof err)) {
             fprintf(stderr, "\nopcost run: %s\n", err);
             rc = 1;
         }

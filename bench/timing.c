@@ -1,10 +1,18 @@
 #include "timing.h"
+#include "rowops_bridge.h"
 #include "timer.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Waits for the GPU's work (on the CPU: nothing to wait for). */
+static int finish(opcost_timer_state *t)
+{
+    return t->run->w->cuda ? rowops_bridge_cuda_sync(t->error, sizeof t->error)
+                           : 0;
+}
 
 static int call_once(opcost_timer_state *t)
 {
@@ -32,7 +40,7 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
         warmup_s = 0; /* the verification call warmed it up */
     for (int i = 0; i < 3 && !(best >= 1000.0); ++i) {
         const int64_t t0 = opcost_now_ns();
-        if (call_once(t))
+        if (call_once(t) || finish(t))
             return -1;
         const double us = (double)(opcost_now_ns() - t0) / 1e3;
         best = us < best ? us : best;
@@ -44,30 +52,45 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
     while (opcost_seconds_since(start) < warmup_s)
         if (call_once(t))
             return -1;
-    return 0;
+    return finish(t);
 }
 
 long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule)
 {
     opcost_stop_reset(rule);
+    const int gpu = t->run->w->cuda;
     const size_t first = t->n;
     const int64_t start = opcost_now_ns();
     for (;;) {
         if (t->n == t->cap) {
             const size_t cap = t->cap ? 2 * t->cap : 256;
             double *s = realloc(t->samples, cap * sizeof *s);
-            if (!s) {
+            if (s)
+                t->samples = s;
+            double *d =
+                s && gpu ? realloc(t->device_samples, cap * sizeof *d) : NULL;
+            if (d)
+                t->device_samples = d;
+            if (!s || (gpu && !d)) {
                 snprintf(t->error, sizeof t->error, "out of memory (samples)");
                 return -1;
             }
-            t->samples = s;
             t->cap = cap;
         }
         const int64_t t0 = opcost_now_ns();
+        if (gpu && rowops_bridge_cuda_timer_start(t->error, sizeof t->error))
+            return -1;
         for (int i = 0; i < t->batch; ++i)
             if (call_once(t))
                 return -1;
+        double device_ms = 0;
+        /* waits for the batch's last work: the clock then reads end to end */
+        if (gpu && rowops_bridge_cuda_timer_stop(&device_ms, t->error,
+                                                 sizeof t->error))
+            return -1;
         const int64_t t1 = opcost_now_ns();
+        if (gpu)
+            t->device_samples[t->n] = device_ms * 1e3 / t->batch;
         t->samples[t->n++] = (double)(t1 - t0) / 1e3 / t->batch;
         const int stop = opcost_stop_check(
             rule, t->samples + first, t->n - first, (double)(t1 - start) / 1e9);
@@ -83,6 +106,7 @@ long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule)
 void opcost_timing_end(opcost_timer_state *t)
 {
     free(t->samples);
-    t->samples = NULL;
+    free(t->device_samples);
+    t->samples = t->device_samples = NULL;
     t->n = t->cap = 0;
 }

@@ -2,8 +2,10 @@
  * many calls make one sample), warm-up, then repetitions; each repetition
  * takes samples until its stopping rule says enough. One sample = the
  * mean time per call over a batch of calls, each on the next input set
- * (rotation), read from the monotonic clock around the batch. No profiler
- * is attached while timing. */
+ * (rotation), read from the monotonic clock around the batch; on a GPU the
+ * stream is synchronized before the clock is read again (end to end), and
+ * CUDA events around the batch give the device's time. No profiler is
+ * attached while timing. */
 #ifndef OPCOST_TIMING_H
 #define OPCOST_TIMING_H
 
@@ -25,6 +27,9 @@ typedef struct opcost_timer_state {
     int next_set;   /* rotation */
     double call_us; /* calibration: one call */
     double *samples;
+    /* on a GPU: the device time per call of each sample (CUDA events
+     * around its batch), beside samples; NULL on the CPU */
+    double *device_samples;
     size_t n, cap;
     char error[512]; /* set when a call fails */
 } opcost_timer_state;

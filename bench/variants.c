@@ -7,25 +7,30 @@
 #include <string.h>
 
 const opcost_variant opcost_variant_auto = {
-    "auto", ROWOPS_IMPL_COUNT, NULL, 0, "what the eligibility function picks"};
+    "auto", ROWOPS_IMPL_COUNT, NULL, 0, "what the eligibility function picks",
+    0};
 
 static const opcost_variant variants[] = {
     {"cpu_fast_avx512", ROWOPS_IMPL_CPU_FAST_AVX512, rowops_cpu_fast_avx512, 1,
-     "AVX-512 rows, pipelined passes, ordinary stores"},
+     "AVX-512 rows, pipelined passes, ordinary stores", 0},
     {"cpu_fast_avx512_nt", ROWOPS_IMPL_CPU_FAST_AVX512_NT,
      rowops_cpu_fast_avx512_nt, 1,
-     "the same with non-temporal stores (outputs beyond the LLC)"},
+     "the same with non-temporal stores (outputs beyond the LLC)", 0},
     {"cpu_fast_avx2", ROWOPS_IMPL_CPU_FAST_AVX2, rowops_cpu_fast_avx2, 1,
-     "AVX2 rows, pipelined passes, ordinary stores"},
+     "AVX2 rows, pipelined passes, ordinary stores", 0},
     {"cpu_fast_avx2_nt", ROWOPS_IMPL_CPU_FAST_AVX2_NT, rowops_cpu_fast_avx2_nt,
-     1, "the same with non-temporal stores (outputs beyond the LLC)"},
+     1, "the same with non-temporal stores (outputs beyond the LLC)", 0},
     {"cpu_colmajor_avx2", ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
      rowops_cpu_colmajor_avx2, 2,
-     "AVX2 tiles of column-major (transposed) rows, row-major outputs"},
+     "AVX2 tiles of column-major (transposed) rows, row-major outputs", 0},
     {"cpu_fast_portable", ROWOPS_IMPL_CPU_FAST_PORTABLE,
-     rowops_cpu_fast_portable, 1, "plain C rows the compiler vectorizes"},
+     rowops_cpu_fast_portable, 1, "plain C rows the compiler vectorizes", 0},
     {"cpu_strided", ROWOPS_IMPL_CPU_STRIDED, rowops_cpu_strided, 0,
-     "any strides, scalar"},
+     "any strides, scalar", 0},
+    {"cuda_fast", ROWOPS_IMPL_CUDA_FAST, NULL, 3,
+     "CUDA: 16-byte vectors, the row on chip (--device cuda)", 1},
+    {"cuda_strided", ROWOPS_IMPL_CUDA_STRIDED, NULL, 0,
+     "CUDA: any strides (--device cuda)", 1},
 };
 
 size_t opcost_variant_count(void)
@@ -94,9 +99,23 @@ static int is_avx2(rowops_impl impl)
 int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
                           char *why, size_t len)
 {
-    if (v == &opcost_variant_auto || !v->fast)
+    if (v == &opcost_variant_auto)
+        return 1;
+    const int on_gpu = call->x.device == ROWOPS_DEVICE_CUDA;
+    if (v->cuda != on_gpu) {
+        snprintf(why, len, "%s is a %s kernel; this run is on the %s", v->name,
+                 v->cuda ? "CUDA" : "CPU", on_gpu ? "GPU" : "CPU");
+        return 0;
+    }
+    if (!v->fast)
         return 1;
     const rowops_choice c = rowops_choose(call);
+    if (v->fast == 3) {
+        if (c.impl == ROWOPS_IMPL_CUDA_FAST)
+            return 1;
+        snprintf(why, len, "%s not eligible: %s", v->name, c.reason);
+        return 0;
+    }
     const int row_major = c.impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
                           c.impl == ROWOPS_IMPL_CPU_FAST_AVX2_NT ||
                           is_avx512(c.impl) ||

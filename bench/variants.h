@@ -15,9 +15,11 @@ typedef struct opcost_variant {
     rowops_impl impl;
     opcost_cpu_kernel kernel; /* NULL for "auto" */
     /* Which calls it can run: 0 any layout, 1 the fast path's row-major
-     * layout, 2 the column-major layout (see kernels/eligibility.c). */
+     * layout, 2 the column-major layout, 3 the CUDA fast path's (see
+     * kernels/eligibility.c). */
     int fast;
     const char *what; /* one line for `opcost list` */
+    int cuda;         /* a CUDA kernel (launched through the bridge) */
 } opcost_variant;
 
 /* "auto": whatever rowops_choose picks for the path's call. */

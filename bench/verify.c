@@ -1,5 +1,6 @@
 #include "verify.h"
 #include "reference_f64.h"
+#include "rowops_bridge.h"
 #include "rowops_elem.h"
 
 #include <math.h>
@@ -78,7 +79,7 @@ static const opcost_expected *expected_for(opcost_workload *w, int set)
     e->rstd = malloc(sizeof(double) * (size_t)e->rows);
     if (!e->out || !e->rstd || (fused && !e->h))
         return NULL;
-    const rowops_call whole = opcost_workload_call(w, set);
+    const rowops_call whole = opcost_workload_host_call(w, set);
     for (int64_t j = 0; j < e->rows; ++j) {
         const int64_t row = j * e->step < B ? j * e->step : B - 1;
         rowops_call c = whole;
@@ -93,8 +94,62 @@ static const opcost_expected *expected_for(opcost_workload *w, int set)
     return e;
 }
 
+/* The bytes a descriptor's elements span (non-negative strides). */
+static size_t extent_bytes(const rowops_tensor *t)
+{
+    int64_t last = 0;
+    for (int d = 0; d < t->rank; ++d) {
+        if (t->sizes[d] == 0)
+            return 0;
+        last += (t->sizes[d] - 1) * t->strides[d];
+    }
+    return (size_t)(last + 1) * rowops_dtype_size(t->dtype);
+}
+
+/* A GPU output copied to the host (into *copy, malloc'd), so it can be
+ * read; a host output as it is. -1 with why on failure. */
+static int readable(const rowops_tensor *t, rowops_tensor *host, void **copy,
+                    char *why, size_t len)
+{
+    *host = *t;
+    *copy = NULL;
+    if (!t->data || t->device != ROWOPS_DEVICE_CUDA)
+        return 0;
+    const size_t bytes = extent_bytes(t);
+    *copy = malloc(bytes ? bytes : 1);
+    char e[256];
+    if (!*copy || rowops_bridge_cuda_copy(*copy, t->data, bytes,
+                                          ROWOPS_BRIDGE_TO_HOST, e, sizeof e)) {
+        snprintf(why, len, "cannot read an output back from the GPU: %s",
+                 *copy ? e : "out of memory");
+        return -1;
+    }
+    host->data = *copy;
+    host->device = ROWOPS_DEVICE_CPU;
+    return 0;
+}
+
+static int verify_host(opcost_workload *w, int set, const opcost_outputs *got,
+                       char *why, size_t len);
+
 int opcost_verify_outputs(opcost_workload *w, int set,
                           const opcost_outputs *got, char *why, size_t len)
+{
+    opcost_outputs host;
+    void *copies[3] = {NULL, NULL, NULL};
+    int rc = readable(&got->out, &host.out, &copies[0], why, len) ||
+                     readable(&got->residual_out, &host.residual_out,
+                              &copies[1], why, len) ||
+                     readable(&got->rstd, &host.rstd, &copies[2], why, len)
+                 ? -1
+                 : verify_host(w, set, &host, why, len);
+    for (int i = 0; i < 3; ++i)
+        free(copies[i]);
+    return rc;
+}
+
+static int verify_host(opcost_workload *w, int set, const opcost_outputs *got,
+                       char *why, size_t len)
 {
     const int64_t n = w->c.N;
     const int fused = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;

@@ -1,4 +1,5 @@
 #include "workload.h"
+#include "rowops_bridge.h"
 #include "rowops_elem.h"
 
 #include <math.h>
@@ -151,6 +152,8 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
     w->input_bytes = nsets * set_in;
     w->cache = cold && w->input_bytes >= llc_bytes ? OPCOST_CACHE_COLD
                                                    : OPCOST_CACHE_WARM;
+    w->set_in_bytes = set_in;
+    w->set_out_bytes = set_out;
     w->sets = calloc(nsets, sizeof *w->sets);
     w->in_mem = aligned_alloc(ALIGN, nsets * set_in);
     /* One output set for every call: a model's allocator hands back the
@@ -199,20 +202,67 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
     return 0;
 }
 
+/* t's data moved from the host block at host to the device block at dev. */
+static void rebase(rowops_tensor *t, const void *host, void *dev)
+{
+    if (!t->data)
+        return;
+    t->data = (char *)dev + ((const char *)t->data - (const char *)host);
+    t->device = ROWOPS_DEVICE_CUDA;
+}
+
+int opcost_workload_to_device(opcost_workload *w, int cuda_arch, char *err,
+                              size_t errlen)
+{
+    const size_t in = w->set_in_bytes * (size_t)w->nsets;
+    w->host_sets = malloc((size_t)w->nsets * sizeof *w->host_sets);
+    if (!w->host_sets) {
+        snprintf(err, errlen, "out of memory (host sets)");
+        return -1;
+    }
+    char e[512];
+    w->dev_in = rowops_bridge_cuda_alloc(in, e, sizeof e);
+    w->dev_out = w->dev_in
+                     ? rowops_bridge_cuda_alloc(w->set_out_bytes, e, sizeof e)
+                     : NULL;
+    if (!w->dev_in || !w->dev_out ||
+        rowops_bridge_cuda_copy(w->dev_in, w->in_mem, in,
+                                ROWOPS_BRIDGE_TO_DEVICE, e, sizeof e)) {
+        snprintf(err, errlen, "cannot place %zu + %zu bytes on the GPU: %s", in,
+                 w->set_out_bytes, e);
+        return -1;
+    }
+    memcpy(w->host_sets, w->sets, (size_t)w->nsets * sizeof *w->sets);
+    for (int i = 0; i < w->nsets; ++i) {
+        opcost_set *s = &w->sets[i];
+        rebase(&s->x, w->in_mem, w->dev_in);
+        rebase(&s->residual, w->in_mem, w->dev_in);
+        rebase(&s->weight, w->in_mem, w->dev_in);
+        rebase(&s->out, w->out_mem, w->dev_out);
+        rebase(&s->residual_out, w->out_mem, w->dev_out);
+        rebase(&s->rstd, w->out_mem, w->dev_out);
+    }
+    w->cuda = 1;
+    w->cuda_arch = cuda_arch;
+    return 0;
+}
+
 void opcost_workload_free(opcost_workload *w)
 {
     free(w->expected.out);
     free(w->expected.h);
     free(w->expected.rstd);
+    rowops_bridge_cuda_free(w->dev_in);
+    rowops_bridge_cuda_free(w->dev_out);
+    free(w->host_sets);
     free(w->sets);
     free(w->in_mem);
     free(w->out_mem);
     memset(w, 0, sizeof *w);
 }
 
-rowops_call opcost_workload_call(const opcost_workload *w, int set)
+static rowops_call call_of(const opcost_workload *w, const opcost_set *s)
 {
-    const opcost_set *s = &w->sets[set];
     rowops_call call;
     memset(&call, 0, sizeof call);
     call.op = w->c.op;
@@ -225,11 +275,28 @@ rowops_call opcost_workload_call(const opcost_workload *w, int set)
         call.weight = s->weight;
         call.residual_out = s->residual_out;
     }
+    call.cuda_arch = w->cuda ? w->cuda_arch : 0;
     return call;
+}
+
+rowops_call opcost_workload_call(const opcost_workload *w, int set)
+{
+    return call_of(w, &w->sets[set]);
+}
+
+rowops_call opcost_workload_host_call(const opcost_workload *w, int set)
+{
+    return call_of(w, w->host_sets ? &w->host_sets[set] : &w->sets[set]);
 }
 
 void opcost_workload_poison_outputs(opcost_workload *w)
 {
+    if (w->cuda) { /* every output lies in dev_out */
+        char e[256];
+        rowops_bridge_cuda_memset(w->dev_out, 0xFF, w->set_out_bytes, e,
+                                  sizeof e);
+        return;
+    }
     for (int i = 0; i < (w->nsets ? 1 : 0); ++i) { /* one shared set */
         const opcost_set *s = &w->sets[i];
         const size_t es = rowops_dtype_size(w->c.dtype);

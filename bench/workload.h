@@ -54,6 +54,13 @@ typedef struct opcost_workload {
     size_t input_bytes;       /* all sets' inputs, as allocated */
     void *in_mem, *out_mem;
     opcost_expected expected;
+    /* On a GPU (opcost_workload_to_device): sets describes device memory,
+     * host_sets the host copy the inputs were filled in (the reference
+     * reads it); cuda_arch the device's compute capability. */
+    int cuda, cuda_arch;
+    opcost_set *host_sets;
+    void *dev_in, *dev_out;
+    size_t set_in_bytes, set_out_bytes;
 } opcost_workload;
 
 /* The most sets a point rotates through. */
@@ -67,6 +74,16 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
                          size_t errlen);
 
 void opcost_workload_free(opcost_workload *w);
+
+/* Moves a made workload to the current CUDA device: device buffers of the
+ * same layout, the inputs copied there, sets rebased to them (host_sets
+ * keeps the host copy). 0, or -1 with err. */
+int opcost_workload_to_device(opcost_workload *w, int cuda_arch, char *err,
+                              size_t errlen);
+
+/* The call on set `set` over the host copy of its inputs (the same as
+ * opcost_workload_call on the CPU). */
+rowops_call opcost_workload_host_call(const opcost_workload *w, int set);
 
 /* An upper bound of the memory a point needs while it is measured (its
  * input sets, the kernel path's copies, outputs), in bytes, as a double:

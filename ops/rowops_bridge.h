@@ -116,6 +116,64 @@ int rowops_bridge_aoti_run(rowops_bridge_aoti *m,
                            size_t err_len);
 void rowops_bridge_aoti_release(rowops_bridge_aoti *m);
 
+/* ---- CUDA (ops/bridge_cuda.cpp), through libtorch's CUDA runtime: its
+ * caching allocator, the current stream, events. Each returns -1 with the
+ * reason (no driver, no device, a build without CUDA) in err. */
+typedef struct rowops_bridge_cuda_device {
+    int index;
+    char name[128];
+    int arch; /* compute capability, major * 10 + minor */
+    int sm_count;
+    double l2_bytes, free_bytes, total_bytes;
+} rowops_bridge_cuda_device;
+
+int rowops_bridge_cuda_info(rowops_bridge_cuda_device *info, char *err,
+                            size_t err_len);
+void *rowops_bridge_cuda_alloc(size_t bytes, char *err, size_t err_len);
+void rowops_bridge_cuda_free(void *p);
+
+typedef enum rowops_bridge_copy {
+    ROWOPS_BRIDGE_TO_DEVICE = 0,
+    ROWOPS_BRIDGE_TO_HOST = 1,
+    ROWOPS_BRIDGE_ON_DEVICE = 2
+} rowops_bridge_copy;
+
+/* Copies and sets bytes on the current stream and waits for them. */
+int rowops_bridge_cuda_copy(void *dst, const void *src, size_t bytes,
+                            rowops_bridge_copy kind, char *err, size_t err_len);
+int rowops_bridge_cuda_memset(void *p, int value, size_t bytes, char *err,
+                              size_t err_len);
+/* Waits for the current stream. */
+int rowops_bridge_cuda_sync(char *err, size_t err_len);
+
+/* The device timer: events recorded on the current stream around a
+ * region; stop waits for the stop event and gives the elapsed ms. */
+int rowops_bridge_cuda_timer_start(char *err, size_t err_len);
+int rowops_bridge_cuda_timer_stop(double *ms, char *err, size_t err_len);
+
+/* A rowops CUDA kernel (cuda_fast, cuda_strided) launched from C on the
+ * current stream, through the kernels' C API. */
+int rowops_bridge_cuda_kernel(rowops_impl impl, const rowops_call *call,
+                              char *err, size_t err_len);
+
+/* A device-to-device copy of `bytes`, best of `trials`: GB/s counting the
+ * bytes read and written. */
+int rowops_bridge_cuda_copy_gbps(size_t bytes, int trials, double *gbps,
+                                 char *err, size_t err_len);
+
+/* One eager rowops call captured in a CUDA graph (warmed up and captured
+ * on a side stream); replaying it reruns that call on the same inputs into
+ * the same outputs: the launch floor. */
+typedef struct rowops_bridge_graph rowops_bridge_graph;
+rowops_bridge_graph *rowops_bridge_graph_capture(
+    rowops_op op, rowops_bridge_tensor *x, rowops_bridge_tensor *residual,
+    rowops_bridge_tensor *weight, double eps, char *err, size_t err_len);
+int rowops_bridge_graph_replay(rowops_bridge_graph *g, char *err,
+                               size_t err_len);
+const rowops_bridge_result *
+rowops_bridge_graph_outputs(const rowops_bridge_graph *g);
+void rowops_bridge_graph_release(rowops_bridge_graph *g);
+
 /* at::parallel_for over [0, n) with grain: the C kernels run on PyTorch's
  * own thread pool, exactly as the registered op runs them. */
 void rowops_bridge_parallel_for(int64_t n, int64_t grain,

@@ -103,6 +103,7 @@ static void add_release(opcost_path_run *r)
 
 const opcost_path opcost_path_add_kernel = {
     .name = "add-kernel",
+    .devices = OPCOST_ON_CPU,
     .description = "calibration: h = x + residual as a bare C loop into a "
                    "buffer (the add's arithmetic alone); fused op, "
                    "contiguous float32/bfloat16 only",

@@ -37,11 +37,13 @@ typedef struct aoti_state {
     double build_ms;
 } aoti_state;
 
-static loaded *package_for(const opcost_case *c, char *why, size_t len)
+static loaded *package_for(const opcost_case *c, int cuda, char *why,
+                           size_t len)
 {
+    const char *device = cuda ? "cuda" : "cpu";
     char key[128];
-    snprintf(key, sizeof key, "%s-%s-%g", rowops_op_name(c->op),
-             rowops_dtype_name(c->dtype), c->eps);
+    snprintf(key, sizeof key, "%s-%s-%g-%s", rowops_op_name(c->op),
+             rowops_dtype_name(c->dtype), c->eps, device);
     for (int i = 0; i < npackages; ++i)
         if (strcmp(packages[i].key, key) == 0)
             return &packages[i];
@@ -59,9 +61,10 @@ static loaded *package_for(const opcost_case *c, char *why, size_t len)
     else
         snprintf(dir, sizeof dir, "%s/.cache/opcost/aoti",
                  home ? home : "/tmp");
-    PyObject *r = PyObject_CallMethod(
-        opcost_python_bench_module(), "aoti_package", "(ssds)",
-        rowops_op_name(c->op), rowops_dtype_name(c->dtype), c->eps, dir);
+    PyObject *r =
+        PyObject_CallMethod(opcost_python_bench_module(), "aoti_package",
+                            "(ssdss)", rowops_op_name(c->op),
+                            rowops_dtype_name(c->dtype), c->eps, dir, device);
     const char *path;
     double seconds;
     if (!r || !PyArg_ParseTuple(r, "sd", &path, &seconds)) {
@@ -83,7 +86,7 @@ static loaded *package_for(const opcost_case *c, char *why, size_t len)
 static int aoti_prepare(opcost_path_run *r, char *why, size_t len)
 {
     const opcost_workload *w = r->w;
-    loaded *pkg = package_for(&w->c, why, len);
+    loaded *pkg = package_for(&w->c, w->cuda, why, len);
     if (!pkg)
         return -1;
     aoti_state *s = calloc(1, sizeof *s);
@@ -169,6 +172,7 @@ static void aoti_annotate(opcost_path_run *r, char *note, size_t len)
 
 const opcost_path opcost_path_compiled_aoti = {
     .name = "compiled-aoti",
+    .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,
     .description = "an AOTInductor package of the exported op, run from C "
                    "without Python (AOTIModelPackageLoader)",
     .takes_variants = 0,

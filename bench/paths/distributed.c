@@ -241,6 +241,7 @@ static void dist_annotate(opcost_path_run *r, char *note, size_t len)
 
 const opcost_path opcost_path_distributed = {
     .name = "distributed",
+    .devices = OPCOST_ON_CPU,
     .description =
         "the op on a DTensor over 2 CPU ranks (gloo): rank 0's call timed, "
         "communication included ($OPCOST_DISTRIBUTED_PLACEMENT: rows, "

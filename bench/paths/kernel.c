@@ -3,6 +3,7 @@
  * called directly with no eligibility check and no dispatcher. The
  * variant picks the kernel (auto: what rowops_choose picks). */
 #include "path.h"
+#include "rowops_bridge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 typedef struct kernel_state {
     rowops_call *calls; /* per set: contiguous inputs, the set's outputs */
     void *copies;       /* contiguous copies of non-contiguous inputs */
-    opcost_cpu_kernel kernel;
+    void *dev_copies;   /* on a GPU: those copies on the device */
+    rowops_impl impl;
+    opcost_cpu_kernel kernel; /* NULL on a GPU */
 } kernel_state;
 
 static void copy_rows(const rowops_tensor *src, rowops_tensor *dst)
@@ -24,6 +27,30 @@ static void copy_rows(const rowops_tensor *src, rowops_tensor *dst)
                    (const char *)src->data +
                        (size_t)(b * src->strides[0] + i * src->strides[1]) * es,
                    es);
+}
+
+/* On a GPU: the contiguous copies uploaded, and the calls' x and residual
+ * rebased to the device copy. */
+static int to_device(kernel_state *s, size_t bytes, int nsets, int fused,
+                     char *why, size_t len)
+{
+    char e[256];
+    s->dev_copies = rowops_bridge_cuda_alloc(bytes, e, sizeof e);
+    if (!s->dev_copies ||
+        rowops_bridge_cuda_copy(s->dev_copies, s->copies, bytes,
+                                ROWOPS_BRIDGE_TO_DEVICE, e, sizeof e)) {
+        snprintf(why, len, "cannot upload the contiguous inputs: %s", e);
+        return -1;
+    }
+    for (int i = 0; i < nsets; ++i) {
+        rowops_tensor *t[2] = {&s->calls[i].x, &s->calls[i].residual};
+        for (int k = 0; k < (fused ? 2 : 1); ++k) {
+            t[k]->data = (char *)s->dev_copies +
+                         ((char *)t[k]->data - (char *)s->copies);
+            t[k]->device = ROWOPS_DEVICE_CUDA;
+        }
+    }
+    return 0;
 }
 
 static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
@@ -43,28 +70,37 @@ static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
     for (int i = 0; i < w->nsets; ++i) {
         rowops_call c = opcost_workload_call(w, i);
         if (s->copies) {
+            /* the host copy of the inputs, made contiguous */
+            const rowops_call h = opcost_workload_host_call(w, i);
             char *base = (char *)s->copies + per_set * (size_t)i;
             rowops_tensor x =
                 opcost_contiguous(base, w->c.dtype, w->c.B, w->c.N);
-            copy_rows(&c.x, &x);
+            copy_rows(&h.x, &x);
             c.x = x;
             if (fused) {
                 rowops_tensor res = opcost_contiguous(
                     base + per_set / 2, w->c.dtype, w->c.B, w->c.N);
-                copy_rows(&c.residual, &res);
+                copy_rows(&h.residual, &res);
                 c.residual = res;
             }
         }
         s->calls[i] = c;
     }
+    if (s->copies && w->cuda &&
+        to_device(s, per_set * (size_t)w->nsets, w->nsets, fused, why, len))
+        return -1;
     rowops_impl impl = r->variant->impl;
     if (r->variant == &opcost_variant_auto)
         impl = rowops_choose(&s->calls[0]).impl;
     else if (!opcost_variant_admits(r->variant, &s->calls[0], why, len))
         return 1;
+    s->impl = impl;
     s->kernel = opcost_cpu_kernel_of(impl);
-    if (!s->kernel) {
-        snprintf(why, len, "no CPU kernel for %s", rowops_impl_name(impl));
+    const int gpu_kernel =
+        impl == ROWOPS_IMPL_CUDA_FAST || impl == ROWOPS_IMPL_CUDA_STRIDED;
+    if (w->cuda ? !gpu_kernel : !s->kernel) {
+        snprintf(why, len, "no %s kernel for %s", w->cuda ? "CUDA" : "CPU",
+                 rowops_impl_name(impl));
         return 1;
     }
     snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
@@ -77,8 +113,9 @@ oom:
 
 static int kernel_run(opcost_path_run *r, int set, char *err, size_t len)
 {
-    (void)err, (void)len;
     const kernel_state *s = r->priv;
+    if (!s->kernel) /* a GPU kernel */
+        return rowops_bridge_cuda_kernel(s->impl, &s->calls[set], err, len);
     opcost_run_cpu_kernel(s->kernel, &s->calls[set]);
     return 0;
 }
@@ -96,6 +133,7 @@ static void kernel_release(opcost_path_run *r)
     if (s) {
         free(s->calls);
         free(s->copies);
+        rowops_bridge_cuda_free(s->dev_copies);
         free(s);
     }
     r->priv = NULL;
@@ -103,6 +141,7 @@ static void kernel_release(opcost_path_run *r)
 
 const opcost_path opcost_path_kernel = {
     .name = "kernel",
+    .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,
     .description =
         "the rowops C kernel alone, on contiguous inputs (the layout it wants)",
     .takes_variants = 1,

@@ -2,14 +2,20 @@
  * layout, the eligibility function on every call, then the kernel it
  * picks, writing the final contiguous outputs. */
 #include "path.h"
+#include "rowops_bridge.h"
 
 #include <stdio.h>
+
+static int is_gpu_kernel(rowops_impl impl)
+{
+    return impl == ROWOPS_IMPL_CUDA_FAST || impl == ROWOPS_IMPL_CUDA_STRIDED;
+}
 
 static int e2e_prepare(opcost_path_run *r, char *why, size_t len)
 {
     const rowops_call c = opcost_workload_call(r->w, 0);
     const rowops_choice choice = rowops_choose(&c);
-    if (!opcost_cpu_kernel_of(choice.impl)) {
+    if (!opcost_cpu_kernel_of(choice.impl) && !is_gpu_kernel(choice.impl)) {
         snprintf(why, len, "no C kernel for this call: %s", choice.reason);
         return 1;
     }
@@ -21,7 +27,10 @@ static int e2e_prepare(opcost_path_run *r, char *why, size_t len)
 static int e2e_run(opcost_path_run *r, int set, char *err, size_t len)
 {
     const rowops_call c = opcost_workload_call(r->w, set);
-    const opcost_cpu_kernel k = opcost_cpu_kernel_of(rowops_choose_impl(&c));
+    const rowops_impl impl = rowops_choose_impl(&c);
+    if (is_gpu_kernel(impl))
+        return rowops_bridge_cuda_kernel(impl, &c, err, len);
+    const opcost_cpu_kernel k = opcost_cpu_kernel_of(impl);
     if (!k) {
         snprintf(err, len, "no C kernel: %s", rowops_choose(&c).reason);
         return -1;
@@ -44,6 +53,7 @@ static void e2e_release(opcost_path_run *r)
 
 const opcost_path opcost_path_kernel_e2e = {
     .name = "kernel-e2e",
+    .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,
     .description = "the C kernel from the original layout to the final output, "
                    "through the "
                    "eligibility function",

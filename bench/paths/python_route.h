@@ -32,6 +32,8 @@ void opcost_python_annotate(opcost_path_run *r, char *note, size_t len);
     const opcost_path ident = {                                                \
         .name = path_name,                                                     \
         .description = text,                                                   \
+        .devices =                                                             \
+            (is_calibration) ? OPCOST_ON_CPU : OPCOST_ON_CPU | OPCOST_ON_CUDA, \
         .takes_variants = 0,                                                   \
         .needs_torch = 1,                                                      \
         .calibration = is_calibration,                                         \

@@ -14,6 +14,7 @@ extern const opcost_path opcost_path_compiled_python;
 extern const opcost_path opcost_path_compiled_python_reference;
 extern const opcost_path opcost_path_compiled_python_decomposed;
 extern const opcost_path opcost_path_compiled_aoti;
+extern const opcost_path opcost_path_cuda_graph;
 extern const opcost_path opcost_path_add_kernel;
 extern const opcost_path opcost_path_torch_add_cpp;
 extern const opcost_path opcost_path_torch_add_python;
@@ -31,6 +32,7 @@ static const opcost_path *const paths[] = {
     &opcost_path_compiled_python_reference,
     &opcost_path_compiled_python_decomposed,
     &opcost_path_compiled_aoti,
+    &opcost_path_cuda_graph,
     &opcost_path_add_kernel,
     &opcost_path_torch_add_cpp,
     &opcost_path_torch_add_python,

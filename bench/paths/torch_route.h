@@ -35,6 +35,9 @@ void opcost_torch_release(opcost_path_run *r);
     const opcost_path ident = {                                                \
         .name = path_name,                                                     \
         .description = text,                                                   \
+        .devices = (route) == ROWOPS_BRIDGE_TORCH_ADD                          \
+                       ? OPCOST_ON_CPU                                         \
+                       : OPCOST_ON_CPU | OPCOST_ON_CUDA,                       \
         .takes_variants = 0,                                                   \
         .needs_torch = 1,                                                      \
         .calibration = (route) == ROWOPS_BRIDGE_TORCH_ADD,                     \

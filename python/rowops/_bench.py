@@ -32,8 +32,28 @@ _OP_REF = {"rms_norm_rows": torch.ops.rowops.rms_norm_rows_reference,
            "fused_add_rms_norm": torch.ops.rowops.fused_add_rms_norm_reference}
 
 
-def wrap(address, dtype, sizes, strides):
-    """A tensor viewing C memory: element [0, ..., 0] at address."""
+class _DeviceMemory:
+    """GPU memory of the C driver's, offered to torch.as_tensor through
+    the CUDA array interface (no copy); bfloat16 crosses as int16."""
+
+    _TYPES = {"float32": "<f4", "float16": "<f2", "bfloat16": "<i2",
+              "float64": "<f8"}
+
+    def __init__(self, address, dtype, sizes, strides):
+        item = torch.empty((), dtype=_DTYPES[dtype]).element_size()
+        self.__cuda_array_interface__ = {
+            "shape": tuple(sizes), "typestr": self._TYPES[dtype],
+            "data": (address, False), "version": 3,
+            "strides": tuple(st * item for st in strides)}
+
+
+def wrap(address, dtype, sizes, strides, device="cpu"):
+    """A tensor viewing C memory: element [0, ..., 0] at address, on the
+    CPU or the current CUDA device."""
+    if device == "cuda":
+        t = torch.as_tensor(_DeviceMemory(address, dtype, sizes, strides),
+                            device="cuda")
+        return t.view(torch.bfloat16) if dtype == "bfloat16" else t
     dt = _DTYPES[dtype]
     item = torch.empty((), dtype=dt).element_size()
     span = 1 + sum((s - 1) * st for s, st in zip(sizes, strides)) \
@@ -44,12 +64,12 @@ def wrap(address, dtype, sizes, strides):
 
 
 def describe(outputs):
-    """(address, dtype, sizes, strides) of each output tensor."""
+    """(address, dtype, sizes, strides, device) of each output tensor."""
     names = {v: k for k, v in _DTYPES.items()}
     if isinstance(outputs, torch.Tensor):
         outputs = (outputs,)
-    return [(t.data_ptr(), names[t.dtype], tuple(t.shape), tuple(t.stride()))
-            for t in outputs]
+    return [(t.data_ptr(), names[t.dtype], tuple(t.shape), tuple(t.stride()),
+             t.device.type) for t in outputs]
 
 
 # Compiled callables shared by the points of one (kind, op, dtype, layout,
@@ -92,8 +112,8 @@ class _Inductor:
             return compile_fx(gm, example_inputs, decompositions=self.table)
 
 
-def _compiled(kind, op, dtype, layout, n, eps):
-    key = (kind, op, dtype, layout, n, eps)
+def _compiled(kind, op, dtype, layout, n, eps, device="cpu"):
+    key = (kind, op, dtype, layout, n, eps, device)
     if key not in _COMPILED:
         decompose = kind == "compiled-python-decomposed"
         target = _OP_REF[op] if kind == "compiled-python-reference" \
@@ -141,7 +161,7 @@ class Runner:
         elif path.startswith("compiled-python"):
             n = sets[0][0][2][-1]  # x's last size
             self.fn, self._backend = _compiled(path, op, dtype, layout, n,
-                                               eps)
+                                               eps, self.args[0][0].device.type)
             before = self._graphs()
             start = time.perf_counter()
             self.fn(*self.args[0])
@@ -173,11 +193,12 @@ def force_recompile():
     torch._dynamo.reset()
 
 
-def aoti_package(op, dtype, eps, cache_dir):
-    """The AOTInductor package of the op for dtype, dynamic in B and N
-    (one package serves every shape), built once and cached. Returns
+def aoti_package(op, dtype, eps, cache_dir, device="cpu"):
+    """The AOTInductor package of the op for dtype on device, dynamic in B
+    and N (one package serves every shape), built once and cached. Returns
     (path, build_seconds or NaN when cached)."""
-    tag = (f"{op}-{dtype}-eps{eps:g}-"
+    where = "" if device == "cpu" else f"-{device}"
+    tag = (f"{op}-{dtype}{where}-eps{eps:g}-"
            f"torch{torch.__version__.replace('+', '_')}")
     path = os.path.join(cache_dir, tag + ".pt2")
     if os.path.exists(path):
@@ -196,12 +217,13 @@ def aoti_package(op, dtype, eps, cache_dir):
 
     B = torch.export.Dim("B", min=1, max=1 << 20)
     N = torch.export.Dim("N", min=1, max=1 << 20)
-    x = torch.randn(8, 64).to(dt)
+    x = torch.randn(8, 64).to(device=device, dtype=dt)
     if op == "rms_norm_rows":
         module, args, dims = Rows(), (x,), ({0: B, 1: N},)
     else:
         module = Fused()
-        args = (x, torch.randn(8, 64).to(dt), torch.randn(64).to(dt))
+        args = (x, torch.randn(8, 64).to(device=device, dtype=dt),
+                torch.randn(64).to(device=device, dtype=dt))
         dims = ({0: B, 1: N}, {0: B, 1: N}, {0: N})
     start = time.perf_counter()
     ep = torch.export.export(module, args, dynamic_shapes=dims)
@@ -336,7 +358,7 @@ def _stacked(spec, step, nsets):
     """One argument of every input set as one contiguous (nsets, *sizes)
     tensor (a copy): set i's tensor is `spec` (address, dtype, sizes,
     strides) moved by i * step bytes, a multiple of the element size."""
-    addr, dtype, sizes, strides = spec
+    addr, dtype, sizes, strides = spec[:4]  # distributed: CPU ranks
     item = torch.empty((), dtype=_DTYPES[dtype]).element_size()
     if step % item:
         raise ValueError(f"input sets {step} bytes apart: not a multiple "
