@@ -116,7 +116,7 @@ const opcost_path opcost_path_cuda_graph = {
     .name = "cuda-graph",
     .devices = OPCOST_ON_CUDA,
     .description = "the eager op captured in a CUDA graph and replayed "
-                   "(the launch floor; GPU only)",
+                   "(the launch floor)",
     .takes_variants = 0,
     .needs_torch = 1,
     .prepare = graph_prepare,

@@ -16,7 +16,8 @@
 
 /* The schema as the tasks specify it, verbatim: version 1 (the bench-core
  * issue), and version 2 (measured attribution: device_us, other_kernel_us,
- * attribution_source, tracer_overhead, sm_clock_mhz, throttle_reasons). */
+ * attribution_source, tracer_overhead, sm_clock_mhz, throttle_reasons,
+ * added at the end). */
 static const char v1_header[] =
     "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
     "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
@@ -27,10 +28,10 @@ static const char spec_header[] =
     "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
     "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
     "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
-    "p90_us,mean_us,stddev_us,ci95_rel,device_us,compile_ms,kernel_us,"
-    "other_kernel_us,conversion_us,launch_us,dispatch_us,idle_us,"
-    "attribution_source,tracer_overhead,bytes,gbps,ceiling_gbps,frac_of_peak,"
-    "sm_clock_mhz,throttle_reasons,note";
+    "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
+    "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note,"
+    "device_us,other_kernel_us,attribution_source,tracer_overhead,"
+    "sm_clock_mhz,throttle_reasons";
 
 static const char *dir; /* c_tempdir() */
 
@@ -191,12 +192,12 @@ static void test_round_trip(void)
              "file starts with the header line");
     C_EXPECT(text && strstr(text, ",\"AMD EPYC, 2 cores\","), "comma quoted");
     C_EXPECT(text && strstr(text, ",\"a,\"\"b\"\"\","), "quotes doubled");
-    C_EXPECT(text && strstr(text, "\"he said \"\"hi\"\", then\nleft\r\nok\"\n"),
+    C_EXPECT(text && strstr(text, "\"he said \"\"hi\"\", then\nleft\r\nok\","),
              "newlines kept inside quotes");
     /* skipped row: every number empty */
     C_EXPECT(
         text &&
-            strstr(text, ",cold,skipped,,,,,,,,,,,,,,,,,,,,,,,,,needs CUDA\n"),
+            strstr(text, ",cold,skipped,,,,,,,,,,,,,,,,,,,needs CUDA,,,,,,\n"),
         "empty numbers in the skipped row");
     free(text);
 
@@ -475,7 +476,7 @@ static void test_parse_errors(void)
     snprintf(where, sizeof where, "2:%d", (int)(cut - line2) + 1);
     expect_parse_error(buf, where,
                        "row has 47 fields, expected 48 (missing from column "
-                       "note)",
+                       "throttle_reasons)",
                        "short row");
     sprintf(buf, "%.*s,x\n", (int)(strlen(text) - 1), text);
     snprintf(where, sizeof where, "2:%d", (int)(strlen(text) - line2) + 1);
