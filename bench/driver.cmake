@@ -78,6 +78,11 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_cli_errors
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_errors.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})
+  # The committed runs (schema version 1) keep loading in check, compare,
+  # plot and targets.
+  add_test(NAME opcost_loads_schema_v1
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/older_results.sh
+      $<TARGET_FILE:opcost> ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
   add_test(NAME opcost_cuda_refused_without_device
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cuda_refused.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})

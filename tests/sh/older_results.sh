@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Results files of an earlier schema version (the committed runs are
+# version 1) keep loading in check, compare, plot and targets.
+# Usage: older_results.sh OPCOST SOURCE_DIR BUILD_DIR
+set -u
+opcost="$1" src="$2" dir="$3/older_results"
+rm -rf "$dir" && mkdir -p "$dir"
+v1="$src/results/20261130T074930Z-vm.csv"
+fail=0
+run() { # run WANT_STATUS PATTERN -- command...
+    local want="$1" pattern="$2"
+    shift 3
+    local out got
+    out=$("$@" 2>&1)
+    got=$?
+    if [[ $got -ne $want ]] || ! grep -qE -- "$pattern" <<<"$out"; then
+        echo "FAIL: $* -> exit $got (want $want): $(tail -3 <<<"$out")"
+        fail=1
+    else
+        echo "ok: $* -> exit $got"
+    fi
+}
+head -c 15 "$v1" | grep -q '^schema_version,' &&
+    [[ $(head -1 "$v1" | tr ',' '\n' | wc -l) -eq 42 ]] ||
+    { echo "FAIL: $v1 is not a version-1 file"; exit 1; }
+run 0 "1078 rows.*: ok" -- "$opcost" check "$v1"
+run 0 "CPU performance targets" -- "$opcost" targets "$v1"
+run 0 "attribution.png" -- "$opcost" plot "$v1" --out "$dir/plots" --kind attribution
+# compare needs per-repetition samples: give the version-1 file a sidecar
+# of 5 repetitions per timed row (each at the row's median)
+cp "$v1" "$dir/v1.csv"
+python3 - "$dir/v1.csv" <<'PY'
+import csv, sys
+path = sys.argv[1]
+rows = list(csv.DictReader(open(path, newline="")))
+with open(path[:-4] + ".samples.csv", "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow(["run_id", "point", "path", "variant", "rep", "sample", "us"])
+    for i, r in enumerate(rows):
+        if r["status"] == "ok":
+            for rep in range(5):
+                w.writerow([r["run_id"], i, r["path"], r["variant"], rep, 0,
+                            r["median_us"]])
+PY
+run 0 "1078 pairs: 0 slower, 0 faster, 1064 same" -- "$opcost" compare "$dir/v1.csv" "$dir/v1.csv"
+exit $fail
