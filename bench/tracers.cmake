@@ -11,6 +11,7 @@ find_package(CUDAToolkit QUIET)
 
 add_library(opcost_tracers STATIC
   ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer.c
+  ${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges.c
   ${CMAKE_CURRENT_LIST_DIR}/nvml_clock.c)
 target_include_directories(opcost_tracers PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_options(opcost_tracers PRIVATE ${OPCOST_WARNINGS})
@@ -31,8 +32,14 @@ if(OPCOST_WITH_CUPTI AND TARGET CUDA::cupti AND CUDAToolkit_CUPTI_INCLUDE_DIR)
   target_compile_definitions(opcost_tracers PRIVATE OPCOST_HAVE_CUPTI=1
     ${OPCOST_CUPTI_DEFINES})
 endif()
+set(OPCOST_HAVE_NVTX OFF)
+if(OPCOST_WITH_NVTX AND TARGET CUDA::nvtx3)
+  set(OPCOST_HAVE_NVTX ON)
+  target_compile_definitions(opcost_tracers PRIVATE OPCOST_HAVE_NVTX=1)
+  target_link_libraries(opcost_tracers PRIVATE CUDA::nvtx3)
+endif()
 message(STATUS
-  "opcost: CUPTI tracer ${OPCOST_HAVE_CUPTI}")
+  "opcost: CUPTI tracer ${OPCOST_HAVE_CUPTI}, NVTX ranges ${OPCOST_HAVE_NVTX}")
 
 # Tests: stand-in libraries (MODULEs, dlopen'ed by path) for what needs a
 # driver, the C tests' harness (c_samples.c).
@@ -67,3 +74,16 @@ if(OPCOST_HAVE_CUPTI)
     COMMAND test_cupti_tracer $<TARGET_FILE:fake_cupti>)
 endif()
 
+if(OPCOST_HAVE_NVTX)
+  # the NVTX tool the ranges are tested through, and its log's checker
+  add_library(nvtx_inject MODULE ${PROJECT_SOURCE_DIR}/tests/c/nvtx_inject.c)
+  target_compile_options(nvtx_inject PRIVATE ${OPCOST_WARNINGS})
+  target_link_libraries(nvtx_inject PRIVATE CUDA::nvtx3 Threads::Threads)
+  add_executable(nvtx_check ${PROJECT_SOURCE_DIR}/tests/c/nvtx_check.c)
+  target_compile_options(nvtx_check PRIVATE ${OPCOST_WARNINGS})
+  opcost_tracer_test(test_nvtx_ranges)
+  add_test(NAME test_nvtx_ranges
+    COMMAND test_nvtx_ranges ${CMAKE_BINARY_DIR}/nvtx_ranges.log)
+  set_tests_properties(test_nvtx_ranges PROPERTIES ENVIRONMENT
+    "NVTX_INJECTION64_PATH=$<TARGET_FILE:nvtx_inject>;OPCOST_NVTX_LOG=${CMAKE_BINARY_DIR}/nvtx_ranges.log")
+endif()
