@@ -3,6 +3,7 @@
 #include "attribution.h"
 #include "ceiling.h"
 #include "hostinfo.h"
+#include "nvtx_ranges.h"
 #include "report.h"
 #include "results_csv.h"
 #include "rowops_bridge.h"
@@ -344,6 +345,10 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
 {
     opcost_workload w;
     char why[1024];
+    opcost_nvtx_pushf(OPCOST_NVTX_SHAPE, "%s B=%lld N=%lld %s %s",
+                      rowops_op_name(c->op), (long long)c->B, (long long)c->N,
+                      rowops_dtype_name(c->dtype),
+                      opcost_layout_name(c->layout));
     const int made =
         opcost_workload_make(&w, c, llc, cfg->cold,
                              cfg->seed + (uint64_t)point_seed, why, sizeof why);
@@ -363,6 +368,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
             opcost_result *row = new_row(out);
             if (!row) {
                 snprintf(err, len, "out of memory (results)");
+                opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
                 return -1;
             }
             s->row_index = out->nrows - 1;
@@ -375,6 +381,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 set_status(row, OPCOST_STATUS_ERROR, why);
                 continue;
             }
+            opcost_nvtx_push_path(path->name, s->run.variant->name);
             const int prep = path->prepare(&s->run, why, sizeof why);
             snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
                      s->run.dispatch_path);
@@ -382,25 +389,31 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 set_status(
                     row, prep > 0 ? OPCOST_STATUS_SKIPPED : OPCOST_STATUS_ERROR,
                     why);
+                opcost_nvtx_pop(OPCOST_NVTX_PATH);
                 continue;
             }
             double first_us;
+            opcost_nvtx_push(OPCOST_NVTX_PHASE, "verify");
             const int ver = verify_path(&s->run, why, sizeof why, &first_us);
+            opcost_nvtx_pop(OPCOST_NVTX_PHASE);
             snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
                      s->run.dispatch_path);
             if (ver) {
                 set_status(row,
                            ver > 0 ? OPCOST_STATUS_WRONG : OPCOST_STATUS_ERROR,
                            why);
+                opcost_nvtx_pop(OPCOST_NVTX_PATH);
                 continue;
             }
             const double warmup = cfg->quick ? 0.001 : 0.005;
             if (opcost_timing_begin(&s->timer, &s->run, OPCOST_TIME_RUN,
                                     cfg->target_sample_us, warmup, first_us)) {
                 set_status(row, OPCOST_STATUS_ERROR, s->timer.error);
+                opcost_nvtx_pop(OPCOST_NVTX_PATH);
                 continue;
             }
             s->timing = 1;
+            opcost_nvtx_pop(OPCOST_NVTX_PATH);
         }
     }
     /* repetitions, the path order shuffled each time */
@@ -426,7 +439,9 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
             const size_t before = s->timer.n;
             int64_t ns0, calls0, ns1, calls1;
             rowops_bridge_kernel_time(&ns0, &calls0);
+            opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
             const long got = opcost_timing_repetition(&s->timer, &rule);
+            opcost_nvtx_pop(OPCOST_NVTX_PATH);
             rowops_bridge_kernel_time(&ns1, &calls1);
             s->kernel_ns += ns1 - ns0;
             s->kernel_calls += calls1 - calls0;
@@ -440,6 +455,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
             if (add_samples(out, (int64_t)s->row_index, rep,
                             s->timer.samples + before, s->timer.n - before)) {
                 snprintf(err, len, "out of memory (samples)");
+                opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
                 return -1;
             }
         }
@@ -452,9 +468,14 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         if (!s->timing || !s->run.path->convert)
             continue;
         char e[256];
+        opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
+        opcost_nvtx_push(OPCOST_NVTX_PHASE, "convert");
         const int rc = s->run.path->convert(&s->run, 0, e, sizeof e);
-        if (rc == 1)
+        if (rc == 1) {
+            opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+            opcost_nvtx_pop(OPCOST_NVTX_PATH);
             continue; /* this layout needs no conversion */
+        }
         opcost_timer_state t;
         opcost_stop_rule r2;
         memset(&r2, 0, sizeof r2);
@@ -470,6 +491,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         }
         opcost_timing_end(&t);
         opcost_stop_free(&r2);
+        opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+        opcost_nvtx_pop(OPCOST_NVTX_PATH);
     }
     /* summaries and attribution against the kernel path's median */
     double kernel_median = NAN;
@@ -485,6 +508,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         path_slot *s = &slots[i];
         opcost_result *row = &out->rows[s->row_index];
         if (s->timing && row->status == OPCOST_STATUS_OK) {
+            opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
+            opcost_nvtx_push(OPCOST_NVTX_PHASE, "attribute");
             const int is_kernel = s->run.path->takes_variants;
             /* the op's own kernel time where every timed call ran a rowops
              * CPU kernel; otherwise the kernel path's median */
@@ -509,6 +534,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 snprintf(row->note + u, sizeof row->note - u,
                          "%skernel_us measured inside the op", u ? "; " : "");
             }
+            opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+            opcost_nvtx_pop(OPCOST_NVTX_PATH);
         }
         if (s->run.priv && s->run.path->compile_ms)
             row->compile_ms = s->run.path->compile_ms(&s->run);
@@ -521,6 +548,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
     }
     if (made == 0)
         opcost_workload_free(&w);
+    opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
     return 0;
 }
 
@@ -570,7 +598,15 @@ int opcost_run(const opcost_config *cfg)
     memset(&out, 0, sizeof out);
     const int64_t start = opcost_now_ns();
     int rc = 0;
+    const char *distribution = NULL;
+    opcost_nvtx_push(OPCOST_NVTX_RUN, "run");
     for (size_t i = 0; i < cl.n && rc == 0; ++i) {
+        if (cl.cases[i].distribution != distribution) {
+            if (distribution)
+                opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
+            distribution = cl.cases[i].distribution;
+            opcost_nvtx_push(OPCOST_NVTX_DISTRIBUTION, distribution);
+        }
         if (interrupted) {
             /* every remaining point still gets its rows: skipped */
             for (int p = 0; p < cfg->npaths; ++p) {
@@ -604,6 +640,9 @@ int opcost_run(const opcost_config *cfg)
         opcost_report_progress(stderr, i + 1, cl.n,
                                opcost_seconds_since(start));
     }
+    if (distribution)
+        opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
+    opcost_nvtx_pop(OPCOST_NVTX_RUN);
     if (isatty(fileno(stderr)))
         fputc('\n', stderr);
     if (opcost_results_write(out_path, out.rows, out.nrows, err, sizeof err)) {
