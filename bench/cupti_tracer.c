@@ -97,21 +97,6 @@ opcost_event_kind opcost_cupti_kernel_kind(const char *name)
 
 /* ---- correlation id -> call */
 
-static int add_call_id(opcost_cupti_calls *c, uint32_t correlation,
-                       int64_t call)
-{
-    if (c->n == c->cap) {
-        const size_t cap = c->cap ? 2 * c->cap : 256;
-        struct opcost_cupti_call_id *p = realloc(c->ids, cap * sizeof *p);
-        if (!p)
-            return -1;
-        c->ids = p;
-        c->cap = cap;
-    }
-    c->ids[c->n++] = (struct opcost_cupti_call_id){correlation, call};
-    return 0;
-}
-
 static int by_correlation(const void *a, const void *b)
 {
     const uint32_t x = ((const struct opcost_cupti_call_id *)a)->correlation;
@@ -354,6 +339,21 @@ static void sync_record(const CUpti_ActivitySynchronization2 *r,
             : OPCOST_EVENT_SYNC;
     add_event(log, kind, 0, 0, r->start, r->end, r->correlationId,
               type < 5 ? names[type] : names[0], offset_ns);
+}
+
+static int add_call_id(opcost_cupti_calls *c, uint32_t correlation,
+                       int64_t call)
+{
+    if (c->n == c->cap) {
+        const size_t cap = c->cap ? 2 * c->cap : 256;
+        struct opcost_cupti_call_id *p = realloc(c->ids, cap * sizeof *p);
+        if (!p)
+            return -1;
+        c->ids = p;
+        c->cap = cap;
+    }
+    c->ids[c->n++] = (struct opcost_cupti_call_id){correlation, call};
+    return 0;
 }
 
 static int walk(const cupti_api *a, uint8_t *buf, size_t valid,
