@@ -1,5 +1,7 @@
 #include "attribution_pass.h"
+#include "cupti_tracer.h"
 #include "record_function_tracer.h"
+#include "rowops_bridge.h"
 #include "stats.h"
 #include "timer.h"
 
@@ -72,6 +74,44 @@ static void dump_events(const opcost_path_run *r, const opcost_event_log *log,
         }
     }
     fclose(f);
+}
+
+static int cupti_start(void *self, opcost_event_log *log, char *err, size_t len)
+{
+    /* the tracer is open for the run; what it holds from before is not
+     * this pass's */
+    opcost_event_log stale;
+    memset(&stale, 0, sizeof stale);
+    const int rc = opcost_cupti_collect(self, &stale, err, len);
+    opcost_event_log_free(&stale);
+    (void)log;
+    return rc;
+}
+
+static void cupti_call_begin(void *self, int64_t call)
+{
+    opcost_cupti_call_begin(self, (uint64_t)call);
+}
+
+static int cupti_call_end(void *self, int64_t call, char *err, size_t len)
+{
+    (void)call;
+    const int rc = rowops_bridge_cuda_sync(err, len);
+    opcost_cupti_call_end(self);
+    return rc;
+}
+
+static int cupti_stop(void *self, opcost_event_log *log, char *err, size_t len)
+{
+    return opcost_cupti_collect(self, log, err, len);
+}
+
+opcost_trace_source opcost_trace_cupti(struct opcost_cupti *tracer)
+{
+    const opcost_trace_source s = {
+        OPCOST_ATTRIBUTION_CUPTI, tracer,         cupti_start,
+        cupti_call_begin,         cupti_call_end, cupti_stop};
+    return s;
 }
 
 int opcost_attribution_calls(double call_us)

@@ -26,6 +26,12 @@ typedef struct opcost_trace_source {
 /* The CPU's source: RecordFunction and the bench's own scopes. */
 extern const opcost_trace_source opcost_trace_record_function;
 
+/* The GPU's source: CUPTI's activity records of an open tracer (self is
+ * the opcost_cupti); each call ends with the stream synchronized inside
+ * its bracket. */
+struct opcost_cupti;
+opcost_trace_source opcost_trace_cupti(struct opcost_cupti *tracer);
+
 typedef struct opcost_attributed {
     opcost_parts parts; /* the shares applied to the untraced median */
     double traced_median_us;

@@ -27,7 +27,7 @@ if(ROWOPS_WITH_TORCH)
     OPCOST_ROWOPS_LIBRARY="$<TARGET_FILE:rowops_torch>")
   target_compile_options(opcost_bench PRIVATE ${OPCOST_WARNINGS})
   target_link_libraries(opcost_bench PUBLIC opcost_measure opcost_shapes
-    rowops_testref rowops_kernels rowops_torch Python3::Python)
+    opcost_tracers rowops_testref rowops_kernels rowops_torch Python3::Python)
 
   add_executable(opcost bench/main.c)
   target_compile_options(opcost PRIVATE ${OPCOST_WARNINGS})
@@ -93,6 +93,14 @@ if(ROWOPS_WITH_TORCH)
       --out ${CMAKE_BINARY_DIR}/huge.csv)
   set_tests_properties(opcost_refuses_huge_shape PROPERTIES
     PASS_REGULAR_EXPRESSION "huge.csv:3: fused_add_rms_norm B = 100000000000, N = 4096 \\(float32\\) needs .* GiB of buffers, more than 80% of the .* GiB available")
+  # NVTX ranges of a --quick run through NVTX's tool interface, one path
+  # failing: balanced, nested, every path and phase named
+  if(OPCOST_HAVE_NVTX)
+    add_test(NAME opcost_nvtx_injection
+      COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/nvtx_injection.sh
+        $<TARGET_FILE:opcost> $<TARGET_FILE:nvtx_inject>
+        $<TARGET_FILE:nvtx_check> ${CMAKE_BINARY_DIR})
+  endif()
   add_test(NAME opcost_bad_option COMMAND opcost run --threads 0)
   set_tests_properties(opcost_bad_option PROPERTIES
     PASS_REGULAR_EXPRESSION "--threads: must be an integer in 1..1024, got '0'")

@@ -3,7 +3,10 @@
 #include "attribution.h"
 #include "attribution_pass.h"
 #include "ceiling.h"
+#include "cupti_tracer.h"
 #include "hostinfo.h"
+#include "nvml_clock.h"
+#include "nvtx_ranges.h"
 #include "report.h"
 #include "results_csv.h"
 #include "rowops_bridge.h"
@@ -29,6 +32,11 @@ typedef struct run_device {
     int cuda;
     rowops_bridge_cuda_device gpu;
     size_t rotate_bytes; /* inputs rotate over twice this: LLC, or L2 */
+    /* GPU: the attribution pass's tracer (NULL: unavailable, why says
+     * why) and the clock reader (NULL: unavailable) */
+    opcost_cupti *cupti;
+    char cupti_why[256];
+    opcost_nvml *nvml;
 } run_device;
 
 static volatile sig_atomic_t interrupted;
@@ -375,8 +383,10 @@ static double conversion_median(const opcost_config *cfg, path_slot *s)
         return 0; /* this layout needs no conversion */
     double us = NAN;
     opcost_timer_state t;
+    memset(&t, 0, sizeof t); /* freed below even when nothing was timed */
     opcost_stop_rule r2;
     memset(&r2, 0, sizeof r2);
+    opcost_nvtx_push(OPCOST_NVTX_PHASE, "convert");
     if (rc == 0 && opcost_timing_begin(&t, &s->run, OPCOST_TIME_CONVERT,
                                        cfg->target_sample_us, 0, 0) == 0) {
         stop_rule_for(&r2, cfg, t.call_us, t.batch);
@@ -385,6 +395,7 @@ static double conversion_median(const opcost_config *cfg, path_slot *s)
                 break;
         us = median_of(t.samples, t.n);
     }
+    opcost_nvtx_pop(OPCOST_NVTX_PHASE);
     opcost_timing_end(&t);
     opcost_stop_free(&r2);
     return us;
@@ -393,16 +404,24 @@ static double conversion_median(const opcost_config *cfg, path_slot *s)
 /* The row's parts: measured in an attribution pass with the tracer, or,
  * where it cannot run, differential (the kernel path's median and the
  * conversions timed alone), with the reason in the note. */
-static void attribute_row(const opcost_config *cfg, path_slot *s,
-                          opcost_result *row, double kernel_median)
+static void attribute_row(const opcost_config *cfg, const run_device *dev,
+                          path_slot *s, opcost_result *row,
+                          double kernel_median)
 {
+    opcost_trace_source gpu;
     const opcost_trace_source *src = &opcost_trace_record_function;
+    if (dev->cuda) {
+        gpu = opcost_trace_cupti(dev->cupti);
+        src = dev->cupti ? &gpu : NULL;
+    }
     opcost_attributed a;
     char why[256];
+    snprintf(why, sizeof why, "%s", dev->cupti_why);
     opcost_parts p;
-    if (opcost_attribution_pass(
-            &s->run, src, opcost_attribution_calls(row->median_us),
-            &s->timer.next_set, row->median_us, &a, why, sizeof why) == 0) {
+    if (src && opcost_attribution_pass(&s->run, src,
+                                       opcost_attribution_calls(row->median_us),
+                                       &s->timer.next_set, row->median_us, &a,
+                                       why, sizeof why) == 0) {
         p = a.parts;
         snprintf(row->attribution_source, sizeof row->attribution_source, "%s",
                  opcost_attribution_source_name(src->kind));
@@ -435,6 +454,29 @@ static int has_row(const opcost_config *cfg, const opcost_path *path, int v)
            opcost_config_variant_runs(cfg, cfg->variants[v]);
 }
 
+/* GPU: the SM clock and its event (throttle) reasons after the point was
+ * timed, on every timed row of it. */
+static void record_gpu_clock(const run_device *dev, run_out *out,
+                             const path_slot *slots, int nslots)
+{
+    opcost_gpu_clock clk;
+    char e[256];
+    if (!dev->nvml || opcost_nvml_read(dev->nvml, (unsigned)dev->gpu.index,
+                                       &clk, e, sizeof e))
+        return;
+    char reasons[OPCOST_TEXT_MAX] = "";
+    if (clk.reasons_known)
+        opcost_nvml_reasons_text(clk.reasons, reasons, sizeof reasons);
+    for (int i = 0; i < nslots; ++i) {
+        opcost_result *row = &out->rows[slots[i].row_index];
+        if (!slots[i].timing)
+            continue;
+        row->sm_clock_mhz = clk.sm_mhz;
+        snprintf(row->throttle_reasons, sizeof row->throttle_reasons, "%s",
+                 reasons);
+    }
+}
+
 static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                          const run_device *dev, const opcost_case *c,
                          double ceiling_gbps, int64_t point_seed, run_out *out,
@@ -442,6 +484,10 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
 {
     opcost_workload w;
     char why[1024];
+    opcost_nvtx_pushf(OPCOST_NVTX_SHAPE, "%s B=%lld N=%lld %s %s",
+                      rowops_op_name(c->op), (long long)c->B, (long long)c->N,
+                      rowops_dtype_name(c->dtype),
+                      opcost_layout_name(c->layout));
     int made =
         opcost_workload_make(&w, c, dev->rotate_bytes, cfg->cold,
                              cfg->seed + (uint64_t)point_seed, why, sizeof why);
@@ -468,6 +514,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
             opcost_result *row = new_row(out);
             if (!row) {
                 snprintf(err, len, "out of memory (results)");
+                opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
                 return -1;
             }
             s->row_index = out->nrows - 1;
@@ -487,6 +534,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                                        "(--device cuda)");
                 continue;
             }
+            opcost_nvtx_push_path(path->name, s->run.variant->name);
             const int prep = path->prepare(&s->run, why, sizeof why);
             snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
                      s->run.dispatch_path);
@@ -494,25 +542,31 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 set_status(
                     row, prep > 0 ? OPCOST_STATUS_SKIPPED : OPCOST_STATUS_ERROR,
                     why);
+                opcost_nvtx_pop(OPCOST_NVTX_PATH);
                 continue;
             }
             double first_us;
+            opcost_nvtx_push(OPCOST_NVTX_PHASE, "verify");
             const int ver = verify_path(&s->run, why, sizeof why, &first_us);
+            opcost_nvtx_pop(OPCOST_NVTX_PHASE);
             snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
                      s->run.dispatch_path);
             if (ver) {
                 set_status(row,
                            ver > 0 ? OPCOST_STATUS_WRONG : OPCOST_STATUS_ERROR,
                            why);
+                opcost_nvtx_pop(OPCOST_NVTX_PATH);
                 continue;
             }
             const double warmup = cfg->quick ? 0.001 : 0.005;
             if (opcost_timing_begin(&s->timer, &s->run, OPCOST_TIME_RUN,
                                     cfg->target_sample_us, warmup, first_us)) {
                 set_status(row, OPCOST_STATUS_ERROR, s->timer.error);
+                opcost_nvtx_pop(OPCOST_NVTX_PATH);
                 continue;
             }
             s->timing = 1;
+            opcost_nvtx_pop(OPCOST_NVTX_PATH);
         }
     }
     /* repetitions, the path order shuffled each time */
@@ -536,7 +590,9 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 continue;
             stop_rule_for(&rule, cfg, s->timer.call_us, s->timer.batch);
             const size_t before = s->timer.n;
+            opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
             const long got = opcost_timing_repetition(&s->timer, &rule);
+            opcost_nvtx_pop(OPCOST_NVTX_PATH);
             if (got < 0) {
                 set_status(&out->rows[s->row_index], OPCOST_STATUS_ERROR,
                            s->timer.error);
@@ -546,6 +602,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
             if (add_samples(out, (int64_t)s->row_index, rep,
                             s->timer.samples + before, s->timer.n - before)) {
                 snprintf(err, len, "out of memory (samples)");
+                opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
                 return -1;
             }
         }
@@ -561,11 +618,17 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
             (isnan(kernel_median) || s->run.variant == &opcost_variant_auto))
             kernel_median = out->rows[s->row_index].median_us;
     }
+    record_gpu_clock(dev, out, slots, nslots);
     for (int i = 0; i < nslots; ++i) {
         path_slot *s = &slots[i];
         opcost_result *row = &out->rows[s->row_index];
-        if (s->timing && row->status == OPCOST_STATUS_OK)
-            attribute_row(cfg, s, row, kernel_median);
+        if (s->timing && row->status == OPCOST_STATUS_OK) {
+            opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
+            opcost_nvtx_push(OPCOST_NVTX_PHASE, "attribute");
+            attribute_row(cfg, dev, s, row, kernel_median);
+            opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+            opcost_nvtx_pop(OPCOST_NVTX_PATH);
+        }
         if (s->run.priv && s->run.path->compile_ms)
             row->compile_ms = s->run.path->compile_ms(&s->run);
         if (s->run.priv && s->run.path->annotate &&
@@ -577,7 +640,14 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
     }
     if (made == 0)
         opcost_workload_free(&w);
+    opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
     return 0;
+}
+
+static int profiler_active(void *ctx)
+{
+    (void)ctx;
+    return rowops_bridge_profiler_active();
 }
 
 /* The run's device: --device cuda needs a usable GPU (refused with the
@@ -597,7 +667,34 @@ static int pick_device(opcost_config *cfg, run_device *dev, char *err,
     if (found)
         opcost_config_set_device(cfg, 1);
     dev->cuda = found;
+    if (!found)
+        return 0;
+    /* CUPTI and torch.profiler never at once: refused while it records */
+    const opcost_cupti_options opt = {profiler_active, NULL, NULL};
+    if (opcost_cupti_open(&dev->cupti, &opt, dev->cupti_why,
+                          sizeof dev->cupti_why)) {
+        dev->cupti = NULL;
+        fprintf(stderr,
+                "opcost run: %s: attribution falls back to the "
+                "differential split\n",
+                dev->cupti_why);
+    }
+    if (opcost_nvml_open(&dev->nvml, NULL, why, sizeof why)) {
+        dev->nvml = NULL;
+        fprintf(stderr,
+                "opcost run: %s: sm_clock_mhz and throttle_reasons "
+                "stay empty\n",
+                why);
+    }
     return 0;
+}
+
+static void close_device(run_device *dev)
+{
+    opcost_cupti_close(dev->cupti);
+    opcost_nvml_close(dev->nvml);
+    dev->cupti = NULL;
+    dev->nvml = NULL;
 }
 
 /* The ceiling the rows are compared with: the CPU's STREAM probe, or a
@@ -622,26 +719,20 @@ static int measure_ceiling(const opcost_config *cfg, const run_device *dev,
                                         len);
 }
 
-int opcost_run(const opcost_config *given)
+/* The run on its settled device: every point, then the results. */
+static int run_on(const opcost_config *cfg, run_device *dev)
 {
     char err[2048];
-    opcost_config settled = *given;
-    const opcost_config *cfg = &settled;
-    run_device dev;
-    if (pick_device(&settled, &dev, err, sizeof err)) {
-        fprintf(stderr, "opcost run: %s\n", err);
-        return 2;
-    }
     opcost_hostinfo host;
     opcost_hostinfo_get(&host, OPCOST_SOURCE_DIR);
-    if (dev.cuda)
-        snprintf(host.gpu, sizeof host.gpu, "%s", dev.gpu.name);
+    if (dev->cuda)
+        snprintf(host.gpu, sizeof host.gpu, "%s", dev->gpu.name);
     if (rowops_bridge_set_threads(cfg->threads, err, sizeof err)) {
         fprintf(stderr, "opcost run: --threads: %s\n", err);
         return 1;
     }
     case_list cl;
-    if (load_cases(cfg, &dev, &cl, err, sizeof err)) {
+    if (load_cases(cfg, dev, &cl, err, sizeof err)) {
         fprintf(stderr, "opcost run: %s\n", err);
         free_cases(&cl);
         return 2; /* bad input */
@@ -659,21 +750,29 @@ int opcost_run(const opcost_config *given)
         return 2;
     }
     opcost_ceiling ceiling;
-    if (measure_ceiling(cfg, &dev, &ceiling, err, sizeof err)) {
+    if (measure_ceiling(cfg, dev, &ceiling, err, sizeof err)) {
         fprintf(stderr, "opcost run: ceiling probe: %s\n", err);
         free_cases(&cl);
         return 1;
     }
-    dev.rotate_bytes = ceiling.llc_bytes;
+    dev->rotate_bytes = ceiling.llc_bytes;
     opcost_report_header(stdout, cfg, &host, &ceiling,
-                         dev.cuda ? &dev.gpu : NULL, cl.n, out_path);
+                         dev->cuda ? &dev->gpu : NULL, cl.n, out_path);
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
     run_out out;
     memset(&out, 0, sizeof out);
     const int64_t start = opcost_now_ns();
     int rc = 0;
+    const char *distribution = NULL;
+    opcost_nvtx_push(OPCOST_NVTX_RUN, "run");
     for (size_t i = 0; i < cl.n && rc == 0; ++i) {
+        if (cl.cases[i].distribution != distribution) {
+            if (distribution)
+                opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
+            distribution = cl.cases[i].distribution;
+            opcost_nvtx_push(OPCOST_NVTX_DISTRIBUTION, distribution);
+        }
         if (interrupted) {
             /* every remaining point still gets its rows: skipped */
             for (int p = 0; p < cfg->npaths; ++p) {
@@ -700,7 +799,7 @@ int opcost_run(const opcost_config *given)
             }
             continue;
         }
-        if (measure_point(cfg, &host, &dev, &cl.cases[i], ceiling.best_gbps,
+        if (measure_point(cfg, &host, dev, &cl.cases[i], ceiling.best_gbps,
                           (int64_t)i, &out, err, sizeof err)) {
             fprintf(stderr, "\nopcost run: %s\n", err);
             rc = 1;
@@ -708,6 +807,9 @@ int opcost_run(const opcost_config *given)
         opcost_report_progress(stderr, i + 1, cl.n,
                                opcost_seconds_since(start));
     }
+    if (distribution)
+        opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
+    opcost_nvtx_pop(OPCOST_NVTX_RUN);
     if (isatty(fileno(stderr)))
         fputc('\n', stderr);
     if (opcost_results_write(out_path, out.rows, out.nrows, err, sizeof err)) {
@@ -734,6 +836,20 @@ int opcost_run(const opcost_config *given)
     free(out.samples);
     free_cases(&cl);
     return rc || interrupted;
+}
+
+int opcost_run(const opcost_config *given)
+{
+    char err[2048];
+    opcost_config settled = *given;
+    run_device dev;
+    if (pick_device(&settled, &dev, err, sizeof err)) {
+        fprintf(stderr, "opcost run: %s\n", err);
+        return 2;
+    }
+    const int rc = run_on(&settled, &dev);
+    close_device(&dev);
+    return rc;
 }
 
 int opcost_run_main(int argc, char **argv)

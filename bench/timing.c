@@ -1,4 +1,5 @@
 #include "timing.h"
+#include "nvtx_ranges.h"
 #include "rowops_bridge.h"
 #include "timer.h"
 
@@ -38,24 +39,32 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
     double best = first_call_us > 0 ? first_call_us : INFINITY;
     if (best >= 1000.0)
         warmup_s = 0; /* the verification call warmed it up */
+    opcost_nvtx_push(OPCOST_NVTX_PHASE, "calibrate");
     for (int i = 0; i < 3 && !(best >= 1000.0); ++i) {
         const int64_t t0 = opcost_now_ns();
-        if (call_once(t) || finish(t))
+        if (call_once(t) || finish(t)) {
+            opcost_nvtx_pop(OPCOST_NVTX_PHASE);
             return -1;
+        }
         const double us = (double)(opcost_now_ns() - t0) / 1e3;
         best = us < best ? us : best;
     }
+    opcost_nvtx_pop(OPCOST_NVTX_PHASE);
     t->call_us = best;
     const double b = best > 0 ? ceil(target_sample_us / best) : 1000;
     t->batch = b < 1 ? 1 : b > 1000 ? 1000 : (int)b;
     const int64_t start = opcost_now_ns();
+    opcost_nvtx_push(OPCOST_NVTX_PHASE, "warm-up");
     while (opcost_seconds_since(start) < warmup_s)
-        if (call_once(t))
+        if (call_once(t)) {
+            opcost_nvtx_pop(OPCOST_NVTX_PHASE);
             return -1;
+        }
+    opcost_nvtx_pop(OPCOST_NVTX_PHASE);
     return finish(t);
 }
 
-long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule)
+static long repetition(opcost_timer_state *t, opcost_stop_rule *rule)
 {
     opcost_stop_reset(rule);
     const int gpu = t->run->w->cuda;
@@ -101,6 +110,14 @@ long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule)
         if (stop)
             return (long)(t->n - first);
     }
+}
+
+long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule)
+{
+    opcost_nvtx_push(OPCOST_NVTX_PHASE, "repetition");
+    const long n = repetition(t, rule);
+    opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+    return n;
 }
 
 void opcost_timing_end(opcost_timer_state *t)
