@@ -52,6 +52,35 @@ static int prepare_and_verify(const opcost_path *p, opcost_workload *w,
     return rc;
 }
 
+static void prepare_gpu_only(const opcost_path *p)
+{
+    opcost_case c = {"test",
+                     ROWOPS_OP_FUSED_ADD_RMS_NORM,
+                     4,
+                     64,
+                     ROWOPS_F32,
+                     ROWOPS_F32,
+                     OPCOST_CONTIGUOUS,
+                     1,
+                     "1",
+                     1e-6};
+    opcost_workload w;
+    char err[512], why[512] = "";
+    C_EXPECT(opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err) == 0,
+             "%s", err);
+    opcost_path_run r;
+    memset(&r, 0, sizeof r);
+    r.path = p;
+    r.variant = &opcost_variant_auto;
+    r.w = &w;
+    C_EXPECT(p->prepare(&r, why, sizeof why) == 1 && strstr(why, "CUDA only"),
+             "%s on a CPU workload: skipped with the reason (got '%s')",
+             p->name, why);
+    if (r.priv)
+        p->release(&r);
+    opcost_workload_free(&w);
+}
+
 int main(void)
 {
     char err[512];
@@ -61,6 +90,11 @@ int main(void)
     const int64_t shapes[][2] = {{1, 1}, {5, 64}, {3, 4097}, {70, 300}};
     for (size_t pi = 0; pi < opcost_path_count(); ++pi) {
         const opcost_path *p = opcost_path_at(pi);
+        if (!(p->devices & OPCOST_ON_CPU)) {
+            /* GPU only: refused on a CPU workload, with the reason */
+            prepare_gpu_only(p);
+            continue;
+        }
         /* compiled paths compile per (op, dtype, layout, N): a smaller
          * matrix (their full coverage is the --quick run's) */
         const int compiled = p->compile_ms != NULL;
