@@ -86,6 +86,11 @@ section_build() {
     local targets=(rowops_torch test_cuda_resources)
     prefix=$("$py" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
     command -v ninja > /dev/null && gen=(-G Ninja)
+    # the CUDA compiler: PATH, else the toolkit's usual place
+    if [[ -z ${CUDACXX:-} ]] && ! command -v nvcc > /dev/null &&
+        [[ -x /usr/local/cuda/bin/nvcc ]]; then
+        export CUDACXX=/usr/local/cuda/bin/nvcc
+    fi
     if [[ ${GPU_CHECK_FULL:-0} == 1 ]]; then
         extra=()
         targets=(all)
@@ -97,6 +102,10 @@ section_build() {
     }
     # a stale build folder (other generator or options): start afresh
     configure || { rm -rf "$build" && configure; } || return 1
+    grep -q 'rowops: CUDA kernels ON' "$out/build.log" || {
+        echo "gpu-check: CMake found no CUDA compiler (set CUDACXX)"
+        return 1
+    }
     cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" || return 1
     echo "built $build/librowops_torch.so" > "$out/build.note"
 }
