@@ -83,7 +83,8 @@ python:
 
 format:
 	@clang-format -i kernels/*.[ch] kernels/cuda/*.cu kernels/cuda/*.cuh \
-	  ops/*.cpp ops/*.h bench/*.[ch] bench/paths/*.[ch] tests/c/*.[ch]
+	  ops/*.cpp ops/*.h bench/*.[ch] bench/paths/*.[ch] tests/c/*.[ch] \
+	  tests/c/*.cpp
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log

@@ -6,9 +6,12 @@
  * CUDA: the vectorized kernel) only if all hold, else the strided kernel:
  *   1. dtype float32, float16 or bfloat16;
  *   2. 1 <= N <= the one-pass limit of the dtype;
- *   3. (CUDA) compute capability >= 8.0 and N a multiple of the vector;
+ *   3. (CUDA) compute capability >= 8.0 (below it: the reference, as the
+ *      kernels are built for sm_80 and sm_90 only);
  *   4. every tensor but rstd: last-dimension stride 1, row stride >= N;
- *   5. every data pointer aligned to the vector width;
+ *   5. every data pointer aligned to the vector width (CUDA: to the
+ *      element; the vector width then follows from N, the pointers and the
+ *      strides, rowops_cuda_vector_elems, 16 bytes down to one element);
  *   6. every leading stride, in bytes, a multiple of the vector width, so
  *      every row starts aligned. Leading dims of size 1 are not checked.
  * On the CPU the fast kernel is the AVX-512 one where AVX-512 F+BW are
@@ -24,6 +27,7 @@
  * kernel reads the columns once and writes row-major outputs. */
 #include "cpu_cache.h"
 #include "cpu_features.h"
+#include "cuda/launch_config.h"
 #include "rowops.h"
 
 #include <stdarg.h>
@@ -208,6 +212,11 @@ static rowops_choice choose(const rowops_call *call, int want)
                       "CUDA: library built without CUDA kernels");
 #endif
     const int cuda = dev == ROWOPS_DEVICE_CUDA;
+    if (cuda && call->cuda_arch < ROWOPS_CUDA_MIN_ARCH)
+        return choice(want, ROWOPS_IMPL_REFERENCE,
+                      "CUDA: compute capability %d.%d has no rowops kernel "
+                      "(built for sm_80 and sm_90); using the reference",
+                      call->cuda_arch / 10, call->cuda_arch % 10);
     const rowops_impl strided =
         cuda ? ROWOPS_IMPL_CUDA_STRIDED : ROWOPS_IMPL_CPU_STRIDED;
     const char *where = cuda ? "CUDA" : "CPU";
@@ -233,24 +242,10 @@ static rowops_choice choose(const rowops_call *call, int want)
                       "[1, %lld]",
                       where, (long long)n, rowops_dtype_name(dt),
                       (long long)limit);
-    /* 3. CUDA architecture and vector divisibility */
+    /* 4-6. layout and alignment of every tensor but rstd (scalar writes);
+     * CUDA needs element alignment only: the vector width adapts. */
     const int64_t align =
-        cuda ? ROWOPS_CUDA_VECTOR_BYTES : ROWOPS_CPU_VECTOR_BYTES;
-    if (cuda) {
-        if (call->cuda_arch < ROWOPS_CUDA_MIN_ARCH)
-            return choice(want, strided,
-                          "CUDA strided: compute capability %d.%d is below "
-                          "the fast kernel's %d.%d",
-                          call->cuda_arch / 10, call->cuda_arch % 10,
-                          ROWOPS_CUDA_MIN_ARCH / 10, ROWOPS_CUDA_MIN_ARCH % 10);
-        const int64_t vec = align / (int64_t)rowops_dtype_size(dt);
-        if (n % vec)
-            return choice(want, strided,
-                          "CUDA strided: N = %lld is not a multiple of the "
-                          "%lld-element vector",
-                          (long long)n, (long long)vec);
-    }
-    /* 4-6. layout and alignment of every tensor but rstd (scalar writes) */
+        cuda ? (int64_t)rowops_dtype_size(dt) : ROWOPS_CPU_VECTOR_BYTES;
     for (int i = 0; i < nt; ++i) {
         char why[160] = "";
         if (ts[i].t == &call->rstd)
@@ -258,12 +253,19 @@ static rowops_choice choose(const rowops_call *call, int want)
         if (!layout_ok(&ts[i], n, align, why, sizeof why))
             return choice(want, strided, "%s strided: %s", where, why);
     }
-    if (cuda)
+    if (cuda) {
+        const int vec = rowops_cuda_vector_elems(call);
+        if (vec < 1)
+            return choice(want, strided,
+                          "CUDA strided: the weight's data pointer is not "
+                          "aligned to its element");
         return choice(want, ROWOPS_IMPL_CUDA_FAST,
-                      "CUDA fast: %s, unit stride, 16-byte aligned rows, "
-                      "N = %lld <= %lld, sm_%d",
-                      rowops_dtype_name(dt), (long long)n, (long long)limit,
+                      "CUDA fast: %s, unit stride, %d-byte vectors (%d "
+                      "element%s), N = %lld <= %lld, sm_%d",
+                      rowops_dtype_name(dt), vec * (int)rowops_dtype_size(dt),
+                      vec, vec > 1 ? "s" : "", (long long)n, (long long)limit,
                       call->cuda_arch);
+    }
     char feats[64];
     const unsigned have = rowops_cpu_features();
     if ((have & ROWOPS_CPU_FAST_FEATURES) != ROWOPS_CPU_FAST_FEATURES)
@@ -328,9 +330,23 @@ rowops_choice rowops_choose_backward(const rowops_backward_call *call)
                       "CPU strided backward: %s, any strides",
                       rowops_dtype_name(call->h.dtype));
     case ROWOPS_DEVICE_CUDA:
+#ifdef ROWOPS_HAVE_CUDA
+        if (call->cuda_arch < ROWOPS_CUDA_MIN_ARCH)
+            return choice(1, ROWOPS_IMPL_REFERENCE,
+                          "CUDA backward: compute capability %d.%d has no "
+                          "rowops kernel (built for sm_80 and sm_90); using "
+                          "the reference",
+                          call->cuda_arch / 10, call->cuda_arch % 10);
+        return choice(1, ROWOPS_IMPL_CUDA_STRIDED,
+                      "CUDA strided backward: %s, any strides (tiles of rows "
+                      "through shared memory), weight gradient in two "
+                      "float%d stages",
+                      rowops_dtype_name(call->h.dtype),
+                      call->h.dtype == ROWOPS_F64 ? 64 : 32);
+#else
         return choice(1, ROWOPS_IMPL_REFERENCE,
-                      "CUDA backward: no CUDA backward kernel yet; using the "
-                      "reference");
+                      "CUDA backward: library built without CUDA kernels");
+#endif
     default:
         return choice(1, ROWOPS_IMPL_REFERENCE,
                       "device has no rowops backward kernel; using the "

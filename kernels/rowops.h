@@ -124,13 +124,19 @@ void rowops_cpu_fast_avx512_nt(const rowops_call *call, int64_t row_begin,
 void rowops_cpu_colmajor_avx2(const rowops_call *call, int64_t row_begin,
                               int64_t row_end);
 
-/* Fast CUDA kernel (16-byte vectors, row kept in registers), for calls the
- * eligibility function admitted. Same return convention as below. */
+/* The CUDA kernels (kernels/cuda/), defined only when the library is built
+ * with CUDA (ROWOPS_HAVE_CUDA). Each launches on `stream` (a cudaStream_t)
+ * on the current device, allocates nothing and never synchronizes, and
+ * returns 0, the cudaError_t of its own launch, or the negative of a CUDA
+ * error that was already pending before it (left by earlier work, not
+ * rowops: nothing is launched then).
+ *
+ * Fast forward kernel (row held on chip, vectors of
+ * rowops_cuda_vector_elems elements), for calls the eligibility function
+ * admitted to it. */
 int rowops_cuda_fast(const rowops_call *call, void *stream);
 
-/* Strided CUDA kernel over every row, launched on `stream` (a
- * cudaStream_t). Returns 0 or the cudaError_t of the launch. Defined only
- * when the library is built with CUDA (ROWOPS_HAVE_CUDA). */
+/* Strided forward kernel: any strides, every dtype, any N. */
 int rowops_cuda_strided(const rowops_call *call, void *stream);
 
 /* One backward call. With h = x (rms_norm_rows) or h = residual_out (fused),
@@ -151,11 +157,12 @@ typedef struct rowops_backward_call {
     rowops_tensor weight;            /* fused only */
     rowops_tensor rstd;              /* as the forward returned it */
     rowops_tensor grad_h;            /* output: h's shape and dtype */
+    int cuda_arch; /* as rowops_call's: compute capability of h's device */
 } rowops_backward_call;
 
-/* The eligibility function of the backward: the strided CPU kernel for
- * describable CPU tensors, the reference otherwise (CUDA backward kernels
- * are not built yet). Pure, like rowops_choose. */
+/* The eligibility function of the backward: the strided CPU or CUDA
+ * kernel for describable tensors (CUDA: sm_80 and newer), the reference
+ * otherwise. Pure, like rowops_choose. */
 rowops_choice rowops_choose_backward(const rowops_backward_call *call);
 
 /* Strided CPU backward over rows [row_begin, row_end): any strides, every
@@ -165,6 +172,17 @@ rowops_choice rowops_choose_backward(const rowops_backward_call *call);
 void rowops_cpu_backward_strided(const rowops_backward_call *call,
                                  int64_t row_begin, int64_t row_end,
                                  void *weight_grad_partial);
+
+/* CUDA backward (any strides, every dtype): grad_h, and for the fused op
+ * the weight gradient in two stages: the row kernel adds each block's rows
+ * into its own row of `partial` (rowops_cuda_backward_parts(call) rows of
+ * N accumulators of the accumulation dtype, caller-allocated on the
+ * device, no initialization needed), then one thread per column sums them
+ * into grad_weight (contiguous or strided [N], the weight's dtype). Same
+ * return convention as the forward kernels. */
+int64_t rowops_cuda_backward_parts(const rowops_backward_call *call);
+int rowops_cuda_backward(const rowops_backward_call *call, void *partial,
+                         const rowops_tensor *grad_weight, void *stream);
 
 /* Threading policy of the CPU kernels: rows per task, so each task
  * touches at least 32K elements, PyTorch's own elementwise grain (an

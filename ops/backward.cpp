@@ -3,6 +3,7 @@
 // threads, the weight gradient summed in two stages) or the reference.
 #include "backward.h"
 #include "descriptor.h"
+#include "forward.h"
 #include "outputs.h"
 #include "reference.h"
 #include "validate.h"
@@ -56,11 +57,16 @@ at::Tensor rms_norm_rows_backward(const at::Tensor &grad_y,
     at::Tensor grad_x = kernel_output(x);
     if (x.numel() == 0)
         return grad_x;
-    const rowops_backward_call call =
+    rowops_backward_call call =
         make_backward_call(ROWOPS_OP_RMS_NORM_ROWS, grad_y, std::nullopt,
                            grad_rstd, x, at::Tensor(), rstd, grad_x);
+    call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;
     const rowops_choice choice = rowops_choose_backward(&call);
     last_backward_impl = choice.impl;
+    if (choice.impl == ROWOPS_IMPL_CUDA_STRIDED) {
+        run_backward_cuda(call, x, at::Tensor());
+        return grad_x;
+    }
     if (choice.impl != ROWOPS_IMPL_CPU_STRIDED)
         return rms_norm_rows_backward_reference(grad_y, grad_rstd, x, rstd);
     run_backward_cpu(call, x.numel() / x.size(-1), x.size(-1), false);
@@ -84,11 +90,16 @@ fused_add_rms_norm_backward(const at::Tensor &grad_out,
         grad_weight.zero_(); // a sum over no rows
         return {grad_h, grad_weight};
     }
-    const rowops_backward_call call = make_backward_call(
+    rowops_backward_call call = make_backward_call(
         ROWOPS_OP_FUSED_ADD_RMS_NORM, grad_out, grad_residual_out, grad_rstd, h,
         weight, rstd, grad_h);
+    call.cuda_arch = h.is_cuda() ? cuda_arch(h) : 0;
     const rowops_choice choice = rowops_choose_backward(&call);
     last_backward_impl = choice.impl;
+    if (choice.impl == ROWOPS_IMPL_CUDA_STRIDED) {
+        run_backward_cuda(call, h, grad_weight);
+        return {grad_h, grad_weight};
+    }
     if (choice.impl != ROWOPS_IMPL_CPU_STRIDED)
         return fused_add_rms_norm_backward_reference(
             grad_out, grad_residual_out, grad_rstd, residual_out, weight, rstd);
@@ -110,6 +121,7 @@ std::string explain_backward_dispatch(const at::Tensor &h)
     rowops_backward_call call{};
     call.h = describe(h);
     call.grad_out = call.grad_h = call.h;
+    call.cuda_arch = h.is_cuda() ? cuda_arch(h) : 0;
     const rowops_choice choice = rowops_choose_backward(&call);
     return std::string(rowops_impl_name(choice.impl)) + ": " + choice.reason;
 }

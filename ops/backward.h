@@ -7,6 +7,10 @@
 #include <string>
 #include <tuple>
 
+extern "C" {
+#include "rowops.h"
+}
+
 namespace rowops
 {
 
@@ -23,5 +27,11 @@ fused_add_rms_norm_backward(const at::Tensor &grad_out,
 
 // What the backward of an op on h would run, and why (for explain_dispatch).
 std::string explain_backward_dispatch(const at::Tensor &h);
+
+// Runs the CUDA backward kernels on the current stream: grad_h into
+// call.grad_h and, for the fused op, the weight gradient into grad_weight
+// (defined in forward_cuda.cpp; forward_nocuda.cpp's raises).
+void run_backward_cuda(const rowops_backward_call &call, const at::Tensor &h,
+                       const at::Tensor &grad_weight);
 
 } // namespace rowops

@@ -219,8 +219,13 @@ int rowops_bridge_cuda_kernel(rowops_impl impl, const rowops_call *call,
         const int e = impl == ROWOPS_IMPL_CUDA_FAST
                           ? rowops_cuda_fast(call, stream())
                           : rowops_cuda_strided(call, stream());
-        TORCH_CHECK(e == 0, "rowops: CUDA kernel launch failed: ",
-                    cudaGetErrorString(static_cast<cudaError_t>(e)));
+        // negative: an error earlier work left pending, not this launch's
+        TORCH_CHECK(
+            e == 0,
+            e < 0 ? "a CUDA error pending before the rowops launch "
+                    "(left by earlier work): "
+                  : "rowops: CUDA kernel launch failed: ",
+            cudaGetErrorString(static_cast<cudaError_t>(e < 0 ? -e : e)));
         return 0;
     } catch (const std::exception &e) {
         return fail(err, err_len, e.what());

@@ -144,6 +144,16 @@ static void cuda_ptr_8(rowops_call *c)
     cuda90(c);
     c->x.data = (char *)c->x.data + 8;
 }
+static void cuda_row_n1(rowops_call *c)
+{
+    cuda90(c);
+    x_row_n1(c);
+}
+static void cuda_x_col_stride(rowops_call *c)
+{
+    cuda90(c);
+    x_col_stride(c);
+}
 #endif
 
 /* FAST: cpu_fast_avx512 with AVX-512 F+BW, cpu_fast_avx2 with AVX2+FMA+
@@ -224,15 +234,27 @@ static const struct row {
      "no rowops kernel"},
 #ifdef ROWOPS_HAVE_CUDA
     {"CUDA sm_90", ROWOPS_BF16, 4, 4096, cuda90, -1, ROWOPS_IMPL_CUDA_FAST,
-     "sm_90"},
-    {"CUDA sm_75", ROWOPS_BF16, 4, 4096, cuda75, -1, ROWOPS_IMPL_CUDA_STRIDED,
-     "compute capability 7.5 is below"},
-    {"CUDA N not a vector multiple", ROWOPS_F32, 1, 4098, cuda90, -1,
-     ROWOPS_IMPL_CUDA_STRIDED, "not a multiple of the 4-element vector"},
+     "16-byte vectors (8 elements), N = 4096 <= 65536, sm_90"},
+    {"CUDA sm_75: no kernel built", ROWOPS_BF16, 4, 4096, cuda75, -1,
+     ROWOPS_IMPL_REFERENCE, "compute capability 7.5 has no rowops kernel"},
+    {"CUDA N = 4098 (f32): 8-byte vectors", ROWOPS_F32, 1, 4098, cuda90, -1,
+     ROWOPS_IMPL_CUDA_FAST, "8-byte vectors (2 elements)"},
+    {"CUDA N = 4097 (bf16): one element", ROWOPS_BF16, 3, 4097, cuda90, -1,
+     ROWOPS_IMPL_CUDA_FAST, "2-byte vectors (1 element),"},
     {"CUDA pointer 16-byte aligned", ROWOPS_F32, 4, 64, cuda_ptr_16, -1,
-     ROWOPS_IMPL_CUDA_FAST, "16-byte"},
+     ROWOPS_IMPL_CUDA_FAST, "16-byte vectors"},
     {"CUDA pointer 8-byte aligned", ROWOPS_F32, 4, 64, cuda_ptr_8, -1,
-     ROWOPS_IMPL_CUDA_STRIDED, "8 bytes past a 16-byte boundary"},
+     ROWOPS_IMPL_CUDA_FAST, "8-byte vectors (2 elements)"},
+    {"CUDA row stride N + 1", ROWOPS_BF16, 4, 64, cuda_row_n1, -1,
+     ROWOPS_IMPL_CUDA_FAST, "2-byte vectors"},
+    {"CUDA N = f32 limit", ROWOPS_F32, 2, 32768, cuda90, -1,
+     ROWOPS_IMPL_CUDA_FAST, "N = 32768 <= 32768"},
+    {"CUDA N = f32 limit + 1", ROWOPS_F32, 2, 32769, cuda90, -1,
+     ROWOPS_IMPL_CUDA_STRIDED, "N = 32769 outside the float32 one-pass"},
+    {"CUDA x last stride 2", ROWOPS_F32, 4, 64, cuda_x_col_stride, -1,
+     ROWOPS_IMPL_CUDA_STRIDED, "x has last-dimension stride 2"},
+    {"CUDA float64", ROWOPS_F64, 4, 64, cuda90, -1, ROWOPS_IMPL_CUDA_STRIDED,
+     "float64 has no fast kernel"},
 #endif
 };
 
