@@ -7,30 +7,40 @@
 #include <string.h>
 
 const opcost_variant opcost_variant_auto = {
-    "auto", ROWOPS_IMPL_COUNT, NULL, 0, "what the eligibility function picks",
-    0};
+    "auto",
+    ROWOPS_IMPL_COUNT,
+    NULL,
+    0,
+    "what the eligibility function picks",
+    0,
+    NULL};
 
 static const opcost_variant variants[] = {
     {"cpu_fast_avx512", ROWOPS_IMPL_CPU_FAST_AVX512, rowops_cpu_fast_avx512, 1,
-     "AVX-512 rows, pipelined passes, ordinary stores", 0},
+     "AVX-512 rows, pipelined passes, ordinary stores", 0, NULL},
     {"cpu_fast_avx512_nt", ROWOPS_IMPL_CPU_FAST_AVX512_NT,
      rowops_cpu_fast_avx512_nt, 1,
-     "the same with non-temporal stores (outputs beyond the LLC)", 0},
+     "the same with non-temporal stores (outputs beyond the LLC)", 0, NULL},
     {"cpu_fast_avx2", ROWOPS_IMPL_CPU_FAST_AVX2, rowops_cpu_fast_avx2, 1,
-     "AVX2 rows, pipelined passes, ordinary stores", 0},
+     "AVX2 rows, pipelined passes, ordinary stores", 0, NULL},
     {"cpu_fast_avx2_nt", ROWOPS_IMPL_CPU_FAST_AVX2_NT, rowops_cpu_fast_avx2_nt,
-     1, "the same with non-temporal stores (outputs beyond the LLC)", 0},
+     1, "the same with non-temporal stores (outputs beyond the LLC)", 0, NULL},
     {"cpu_colmajor_avx2", ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
      rowops_cpu_colmajor_avx2, 2,
-     "AVX2 tiles of column-major (transposed) rows, row-major outputs", 0},
+     "AVX2 tiles of column-major (transposed) rows, row-major outputs", 0,
+     NULL},
     {"cpu_fast_portable", ROWOPS_IMPL_CPU_FAST_PORTABLE,
-     rowops_cpu_fast_portable, 1, "plain C rows the compiler vectorizes", 0},
+     rowops_cpu_fast_portable, 1, "plain C rows the compiler vectorizes", 0,
+     NULL},
     {"cpu_strided", ROWOPS_IMPL_CPU_STRIDED, rowops_cpu_strided, 0,
-     "any strides, scalar", 0},
+     "any strides, scalar", 0, NULL},
     {"cuda_fast", ROWOPS_IMPL_CUDA_FAST, NULL, 3,
-     "CUDA: 16-byte vectors, the row on chip (--device cuda)", 1},
+     "CUDA: 16-byte vectors, the row on chip (--device cuda)", 1, NULL},
     {"cuda_strided", ROWOPS_IMPL_CUDA_STRIDED, NULL, 0,
-     "CUDA: any strides (--device cuda)", 1},
+     "CUDA: any strides (--device cuda)", 1, NULL},
+    {"triton", ROWOPS_IMPL_COUNT, NULL, 4,
+     "Triton: rowops.triton's kernel, the fused op (--device cuda)", 1,
+     "triton"},
 };
 
 size_t opcost_variant_count(void)
@@ -110,6 +120,12 @@ int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
     if (!v->fast)
         return 1;
     const rowops_choice c = rowops_choose(call);
+    if (v->fast == 4) { /* the kernel path hands it contiguous copies */
+        if (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM)
+            return 1;
+        snprintf(why, len, "%s: the fused op only", v->name);
+        return 0;
+    }
     if (v->fast == 3) {
         if (c.impl == ROWOPS_IMPL_CUDA_FAST)
             return 1;

@@ -16,10 +16,13 @@ typedef struct opcost_variant {
     opcost_cpu_kernel kernel; /* NULL for "auto" */
     /* Which calls it can run: 0 any layout, 1 the fast path's row-major
      * layout, 2 the column-major layout, 3 the CUDA fast path's (see
-     * kernels/eligibility.c). */
+     * kernels/eligibility.c), 4 the fused op in any layout. */
     int fast;
     const char *what; /* one line for `opcost list` */
     int cuda;         /* a CUDA kernel (launched through the bridge) */
+    /* a kernel called from Python (the rowops._bench.Runner of that name,
+     * e.g. "triton": rowops.triton), NULL for the C kernels */
+    const char *runner;
 } opcost_variant;
 
 /* "auto": whatever rowops_choose picks for the path's call. */

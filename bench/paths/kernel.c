@@ -3,6 +3,7 @@
  * called directly with no eligibility check and no dispatcher. The
  * variant picks the kernel (auto: what rowops_choose picks). */
 #include "path.h"
+#include "python_route.h"
 #include "rowops_bridge.h"
 
 #include <stdio.h>
@@ -13,6 +14,7 @@ typedef struct kernel_state {
     rowops_call *calls; /* per set: contiguous inputs, the set's outputs */
     void *copies;       /* contiguous copies of non-contiguous inputs */
     void *dev_copies;   /* on a GPU: those copies on the device */
+    void *python;       /* a Python-called variant's state (python_route) */
     rowops_impl impl;
     opcost_cpu_kernel kernel; /* NULL on a GPU */
 } kernel_state;
@@ -94,6 +96,16 @@ static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
         impl = rowops_choose(&s->calls[0]).impl;
     else if (!opcost_variant_admits(r->variant, &s->calls[0], why, len))
         return 1;
+    if (r->variant->runner) {
+        /* a kernel called from Python: its Runner over the copies */
+        kernel_state *k = s;
+        r->priv = NULL;
+        const int rc = opcost_python_prepare_calls(r, r->variant->runner,
+                                                   k->calls, why, len);
+        s->python = r->priv;
+        r->priv = s;
+        return rc;
+    }
     s->impl = impl;
     s->kernel = opcost_cpu_kernel_of(impl);
     const int gpu_kernel =
@@ -111,9 +123,21 @@ oom:
     return -1;
 }
 
+/* Runs f on the Python-called variant's state (it owns r->priv there). */
+#define AS_PYTHON(r, s, call)                                                  \
+    do {                                                                       \
+        (r)->priv = (s)->python;                                               \
+        const int rc_ = (call);                                                \
+        (s)->python = (r)->priv;                                               \
+        (r)->priv = (s);                                                       \
+        return rc_;                                                            \
+    } while (0)
+
 static int kernel_run(opcost_path_run *r, int set, char *err, size_t len)
 {
-    const kernel_state *s = r->priv;
+    kernel_state *s = r->priv;
+    if (s->python)
+        AS_PYTHON(r, s, opcost_python_run(r, set, err, len));
     if (!s->kernel) /* a GPU kernel */
         return rowops_bridge_cuda_kernel(s->impl, &s->calls[set], err, len);
     opcost_run_cpu_kernel(s->kernel, &s->calls[set]);
@@ -122,6 +146,9 @@ static int kernel_run(opcost_path_run *r, int set, char *err, size_t len)
 
 static int kernel_verify(opcost_path_run *r, int set, char *why, size_t len)
 {
+    kernel_state *k = r->priv;
+    if (k->python)
+        AS_PYTHON(r, k, opcost_python_verify(r, set, why, len));
     const rowops_call *c = &((kernel_state *)r->priv)->calls[set];
     const opcost_outputs o = {c->out, c->residual_out, c->rstd};
     return opcost_verify_outputs(r->w, set, &o, why, len);
@@ -130,6 +157,10 @@ static int kernel_verify(opcost_path_run *r, int set, char *why, size_t len)
 static void kernel_release(opcost_path_run *r)
 {
     kernel_state *s = r->priv;
+    if (s && s->python) {
+        r->priv = s->python;
+        opcost_python_release(r);
+    }
     if (s) {
         free(s->calls);
         free(s->copies);

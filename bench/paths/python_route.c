@@ -23,6 +23,12 @@ static int is_add_path(const opcost_path_run *r)
 
 int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
 {
+    return opcost_python_prepare_calls(r, r->path->name, NULL, why, len);
+}
+
+int opcost_python_prepare_calls(opcost_path_run *r, const char *runner,
+                                const rowops_call *calls, char *why, size_t len)
+{
     if (opcost_python_start(why, len))
         return 1; /* no interpreter: skipped, with the reason */
     const opcost_workload *w = r->w;
@@ -40,12 +46,12 @@ int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
     s->compile_ms = NAN;
     PyObject *sets = PyList_New(w->nsets);
     for (int i = 0; sets && i < w->nsets; ++i) {
-        const opcost_set *set = &w->sets[i];
+        const rowops_call c = calls ? calls[i] : opcost_workload_call(w, i);
         PyObject *one =
-            fused ? Py_BuildValue("[NNN]", opcost_python_tensor_spec(&set->x),
-                                  opcost_python_tensor_spec(&set->residual),
-                                  opcost_python_tensor_spec(&set->weight))
-                  : Py_BuildValue("[N]", opcost_python_tensor_spec(&set->x));
+            fused ? Py_BuildValue("[NNN]", opcost_python_tensor_spec(&c.x),
+                                  opcost_python_tensor_spec(&c.residual),
+                                  opcost_python_tensor_spec(&c.weight))
+                  : Py_BuildValue("[N]", opcost_python_tensor_spec(&c.x));
         if (!one) {
             Py_DECREF(sets);
             return opcost_python_error(why, len);
@@ -53,7 +59,7 @@ int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
         PyList_SET_ITEM(sets, i, one);
     }
     s->runner = PyObject_CallMethod(
-        opcost_python_bench_module(), "Runner", "(ssssdN)", r->path->name,
+        opcost_python_bench_module(), "Runner", "(ssssdN)", runner,
         rowops_op_name(w->c.op), rowops_dtype_name(w->c.dtype),
         opcost_layout_name(w->c.layout), w->c.eps, sets);
     if (!s->runner)
@@ -72,7 +78,8 @@ int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
     Py_DECREF(ms);
     Py_DECREF(first);
     snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
-             strstr(r->path->name, "reference")    ? "aten composite"
+             !strcmp(runner, "triton")             ? "triton kernel"
+             : strstr(r->path->name, "reference")  ? "aten composite"
              : strstr(r->path->name, "decomposed") ? "inductor kernel"
              : is_add_path(r)                      ? "torch.add (dispatcher)"
                                                    : "dispatcher");

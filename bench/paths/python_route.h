@@ -11,6 +11,12 @@
 #include "python_embed.h"
 
 int opcost_python_prepare(opcost_path_run *r, char *why, size_t len);
+/* The same with the Runner of another name (a kernel variant called from
+ * Python, e.g. "triton") and, when calls is not NULL, each set's inputs
+ * from calls[set] instead of the workload's. */
+int opcost_python_prepare_calls(opcost_path_run *r, const char *runner,
+                                const rowops_call *calls, char *why,
+                                size_t len);
 int opcost_python_run(opcost_path_run *r, int set, char *err, size_t len);
 int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len);
 /* A call's result (a tensor or a tuple of them) as outputs to verify:

@@ -158,6 +158,10 @@ class Runner:
         elif path == "torch-add-python":
             # calibration: PyTorch's own smallest op from Python (h only)
             self.fn = torch.add
+        elif path == "triton":
+            # the kernel path's Triton variant (rowops.triton, GPU)
+            from . import triton as _triton
+            self.fn = _triton.fused_add_rms_norm
         elif path.startswith("compiled-python"):
             n = sets[0][0][2][-1]  # x's last size
             self.fn, self._backend = _compiled(path, op, dtype, layout, n,
