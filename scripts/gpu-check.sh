@@ -14,6 +14,12 @@
 #   tests      the CUDA tests: test_cuda.py, test_triton.py, and the cuda
 #              tests of the other files
 #   kernels    scripts/gpu_kernels.py: per-dtype max error, timings
+#   bench      build/opcost run --device cuda on fused bfloat16 N = 4096 at
+#              B = 1, 64, 8192 (CUPTI attribution, the copy ceiling, NVML),
+#              its table: per path median, device, kernel, other kernels,
+#              launch, dispatch, conversion, idle (us), frac of the ceiling;
+#              needs the bench in the build (Python's embed headers), else
+#              the build falls back to the library alone and bench fails
 # The whole run is held to GPU_CHECK_BUDGET seconds (default 450): each
 # section gets what is left, at most its own limit. GPU_CHECK_SECTIONS
 # picks some ("build resources" needs no device). Exit status: 0 if every
@@ -82,8 +88,10 @@ EOF
 }
 
 section_build() {
-    local prefix gen=() extra=(-DOPCOST_WITH_BENCH=OFF -DROWOPS_WITH_PYFAST=OFF)
-    local targets=(rowops_torch test_cuda_resources)
+    # the library, the resource test and the bench; without Python's embed
+    # headers the bench cannot build: the library alone then
+    local prefix gen=() extra=(-DROWOPS_WITH_PYFAST=OFF)
+    local targets=(rowops_torch test_cuda_resources opcost)
     prefix=$("$py" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
     command -v ninja > /dev/null && gen=(-G Ninja)
     # the CUDA compiler: PATH, else the toolkit's usual place
@@ -101,7 +109,12 @@ section_build() {
             -DPython3_EXECUTABLE="$(command -v "$py")" "${extra[@]}"
     }
     # a stale build folder (other generator or options): start afresh
-    configure || { rm -rf "$build" && configure; } || return 1
+    configure || { rm -rf "$build" && configure; } || {
+        echo "gpu-check: configuring with the bench failed; without it"
+        extra=(-DOPCOST_WITH_BENCH=OFF -DROWOPS_WITH_PYFAST=OFF)
+        targets=(rowops_torch test_cuda_resources)
+        rm -rf "$build" && configure
+    } || return 1
     grep -q 'rowops: CUDA kernels ON' "$out/build.log" || {
         echo "gpu-check: CMake found no CUDA compiler (set CUDACXX)"
         return 1
@@ -165,8 +178,49 @@ section_kernels() {
     return "$rc"
 }
 
+section_bench() {
+    [[ -x $build/opcost ]] || {
+        echo "no $build/opcost (the build fell back to the library alone)" |
+            tee "$out/bench.note"
+        return 1
+    }
+    printf 'op,B,N,dtype,layout,freq\n%s\n%s\n%s\n' \
+        fused_add_rms_norm,1,4096,bfloat16,contiguous,1 \
+        fused_add_rms_norm,64,4096,bfloat16,contiguous,1 \
+        fused_add_rms_norm,8192,4096,bfloat16,contiguous,1 \
+        > "$out/bench-shapes.csv"
+    cd "$root" || return 1
+    local paths=kernel,kernel-e2e,eager-cpp,reference,native,eager-python
+    paths+=,compiled-python,cuda-graph
+    "$build/opcost" run --device cuda --shapes "$out/bench-shapes.csv" \
+        --paths "$paths" --variants auto,cuda_fast,triton \
+        --rep-budget-ms 5 --out "$out/bench.csv" || return 1
+    "$py" - "$out/bench.csv" << 'EOF' | tee "$out/bench_table.txt"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cols = ("median_us", "device_us", "kernel_us", "other_kernel_us",
+        "launch_us", "dispatch_us", "conversion_us", "idle_us")
+print("bench:     B path[variant]          " +
+      " ".join(f"{c[:-3]:>9}" for c in cols) + "  frac source MHz reasons")
+for r in rows:
+    name = r["path"] + ("" if r["variant"] == "auto" else f"[{r['variant']}]")
+    if r["status"] != "ok":
+        print(f"bench: {r['B']:>5} {name:<24} {r['status']}: {r['note'][:70]}")
+        continue
+    v = " ".join(f"{float(r[c]):9.2f}" if r[c] else f"{'-':>9}" for c in cols)
+    frac = f"{float(r['frac_of_peak']):.2f}" if r["frac_of_peak"] else "-"
+    print(f"bench: {r['B']:>5} {name:<24} {v} {frac:>5} "
+          f"{r['attribution_source']} {r['sm_clock_mhz']} "
+          f"{r['throttle_reasons']}")
+if rows:
+    print(f"bench: ceiling {rows[0]['ceiling_gbps']} GB/s (device-to-device "
+          f"copy, bytes read + written)")
+EOF
+    echo "bench.csv, bench_table.txt" > "$out/bench.note"
+}
+
 # ---- the run ----
-wanted=${GPU_CHECK_SECTIONS:-device build resources tests kernels}
+wanted=${GPU_CHECK_SECTIONS:-device build resources tests kernels bench}
 need_device=0
 for w in $wanted; do
     [[ $w == build || $w == resources ]] || need_device=1
@@ -179,18 +233,18 @@ if ((need_device)) && ! "$py" -c \
     exit 2
 fi
 
-# name and limit in seconds (the integrator's 'opcost run --device cuda'
-# section goes after kernels)
+# name and limit in seconds (the budget holds the sum to 450)
 SECTIONS=(
-    "device 30"
-    "build 240"
-    "resources 30"
-    "tests 150"
-    "kernels 150"
+    "device 20"
+    "build 220"
+    "resources 20"
+    "tests 120"
+    "kernels 100"
+    "bench 110"
 )
 export out root py build
 export -f allowance section_device section_build section_resources \
-    section_tests section_kernels
+    section_tests section_kernels section_bench
 for s in "${SECTIONS[@]}"; do
     [[ " $wanted " == *" ${s%% *} "* ]] || continue
     # shellcheck disable=SC2086  # "name limit"
@@ -203,5 +257,9 @@ cat "$summary"
 if [[ -f $out/kernels.log ]]; then
     echo
     sed -n '/^device:/,$p' "$out/kernels.log"
+fi
+if [[ -f $out/bench_table.txt ]]; then
+    echo
+    cat "$out/bench_table.txt"
 fi
 exit "$status"
