@@ -233,6 +233,7 @@ TORCH_LIBRARY_FRAGMENT(rowops, m)
     // The large-output block cache (block_cache.h): release it, read it.
     m.def("_empty_cpu_cache() -> int", &block_cache_release);
     m.def("_cpu_cache_held() -> int", &block_cache_held);
+    m.def("_parse_cpu_cache_mb(str value) -> int", &parse_cache_mb_checked);
     m.def("_kernel_output(Tensor like) -> Tensor", &kernel_output);
 }
 
