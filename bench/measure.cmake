@@ -7,6 +7,7 @@ add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/timer.c
   ${CMAKE_CURRENT_LIST_DIR}/stats.c
   ${CMAKE_CURRENT_LIST_DIR}/results_csv.c
+  ${CMAKE_CURRENT_LIST_DIR}/outpath.c
   ${CMAKE_CURRENT_LIST_DIR}/ceiling.c)
 target_include_directories(opcost_measure PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_options(opcost_measure PRIVATE ${OPCOST_WARNINGS})

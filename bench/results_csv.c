@@ -1118,6 +1118,46 @@ static int parse_one_sample(reader *r, void *elem, const void *ctx)
     return parse_sample(r, c->rows, c->nrows, elem);
 }
 
+/* A sidecar that parses may still not be the rows' (truncated at a line,
+ * or another run's): each row's samples must number its n_samples (where
+ * set) and lie in its repetitions. */
+static int samples_match_rows(const char *path, const opcost_result *rows,
+                              size_t nrows, const opcost_sample *s, size_t n,
+                              char *err, size_t errlen)
+{
+    int64_t *count = calloc(nrows ? nrows : 1, sizeof *count);
+    if (!count) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; ++i) {
+        const opcost_result *row = &rows[s[i].point];
+        ++count[s[i].point];
+        if (row->reps != OPCOST_INT_NA && s[i].rep >= row->reps) {
+            snprintf(err, errlen,
+                     "%s: sample %zu: rep %" PRId64 " of point %" PRId64
+                     ", whose row has reps = %" PRId64,
+                     path, i + 1, s[i].rep, s[i].point, row->reps);
+            rc = -1;
+        }
+    }
+    for (size_t p = 0; p < nrows && rc == 0; ++p) {
+        const int64_t want = rows[p].n_samples;
+        /* a row without n_samples (an error mid-timing) may keep some */
+        if (want != OPCOST_INT_NA && count[p] != want) {
+            snprintf(err, errlen,
+                     "%s: point %zu (row %zu of the main CSV) has %" PRId64
+                     " samples, its row says n_samples = %" PRId64
+                     " (a truncated or mismatched sidecar)",
+                     path, p, p + 2, count[p], want);
+            rc = -1;
+        }
+    }
+    free(count);
+    return rc;
+}
+
 int opcost_samples_read(const char *csv_path, const opcost_result *rows,
                         size_t nrows, opcost_sample **samples, size_t *n,
                         char *err, size_t errlen)
@@ -1129,9 +1169,15 @@ int opcost_samples_read(const char *csv_path, const opcost_result *rows,
         return -1;
     const sample_ctx ctx = {rows, nrows};
     void *out;
-    const int rc =
-        read_table(path, sample_columns, NSAMPLE_COLS, sizeof **samples,
-                   parse_one_sample, &ctx, &out, n, err, errlen);
+    int rc = read_table(path, sample_columns, NSAMPLE_COLS, sizeof **samples,
+                        parse_one_sample, &ctx, &out, n, err, errlen);
     *samples = out;
+    if (rc == 0 && rows)
+        rc = samples_match_rows(path, rows, nrows, *samples, *n, err, errlen);
+    if (rc) {
+        free(*samples);
+        *samples = NULL;
+        *n = 0;
+    }
     return rc;
 }
