@@ -76,6 +76,9 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_interrupted_run
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/interrupt.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})
+  add_test(NAME opcost_cli_help
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_help.sh $<TARGET_FILE:opcost>
+      ${CMAKE_SOURCE_DIR})
   add_test(NAME opcost_cli_errors
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_errors.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})

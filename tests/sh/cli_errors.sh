@@ -70,4 +70,8 @@ expect 2 "$quick_msg" -- "$opcost" run --quick --shapes "$dir/big.csv" --out "$d
 expect 2 "$quick_msg" -- "$opcost" run --quick --shapes "$dir/wrap.csv" --out "$dir/q.csv"
 expect 2 "--dtype: no shape of the selected sets has the selected dtypes" -- "$opcost" run --quick --shapes "$dir/big.csv" --dtype bfloat16 --out "$dir/q.csv"
 
+# shape-set names resolve as `run` resolves them, whatever the directory
+# (item 14: `shapes check NAME` looked in ./shapes)
+(cd / && expect 0 "llama-3.1-8b-conv.csv: ok, 56 rows" -- "$opcost" shapes check llama-3.1-8b-conv) || fail=1
+expect 2 "unknown shape set 'nope'" -- "$opcost" shapes check --shapes-dir "$dir" nope
 exit $fail
