@@ -158,34 +158,7 @@ static void row_pointers(const rowops_call *c, int64_t row, row_ptrs *p)
 #define SUM_OK_f32(sum) 1
 
 #define DEFINE_DRIVERS(D, DT)                                                  \
-    /* One row, pass 1 then pass 2 (no scratch). 0: redo the row. */           \
-    static int wide_##D(const row_ctx *k, const row_ptrs *p)                   \
-    {                                                                          \
-        const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
-        rowops_sum acc = {0, 0};                                               \
-        for (int64_t c = 0; c < blocks; c += FAST_CHUNK) {                     \
-            const int64_t ce = rowops_sum_block_end(c, FAST_CHUNK, blocks);    \
-            FAST_VEC a0 = FAST_ZERO(), a1 = a0;                                \
-            for (int64_t i = c; i < ce; i += FAST_BLOCK)                       \
-                p1_##D(k, p->x, p->r, p->h, NULL, i, &a0, &a1);                \
-            rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                          \
-        }                                                                      \
-        const float sum = chunked_sum(&acc, tail1(k, DT, p, NULL, blocks));    \
-        if (!SUM_OK_##D(sum))                                                  \
-            return 0;                                                          \
-        const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);           \
-        const FAST_VEC rv = FAST_SET1(rstd);                                   \
-        for (int64_t i = 0; i < blocks; i += FAST_BLOCK) {                     \
-            FAST_VEC lo, hi;                                                   \
-            src_mem_##D(p->x, p->r, p->h, i, &lo, &hi);                        \
-            p2_##D(k, lo, hi, p->h, p->out, i, rv);                            \
-        }                                                                      \
-        tail2(k, DT, p, NULL, blocks, rstd);                                   \
-        *p->rstd = rstd;                                                       \
-        return 1;                                                              \
-    }                                                                          \
-                                                                               \
-    /* Pass 1 of one row into s; returns its sum of squares. */                \
+    /* Pass 1 of one row into s (NULL: none); returns its sum of squares. */   \
     static float first_##D(const row_ctx *k, const row_ptrs *p, float *s)      \
     {                                                                          \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
@@ -198,6 +171,25 @@ static void row_pointers(const rowops_call *c, int64_t row, row_ptrs *p)
             rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                          \
         }                                                                      \
         return chunked_sum(&acc, tail1(k, DT, p, s, blocks));                  \
+    }                                                                          \
+                                                                               \
+    /* One row, pass 1 then pass 2 (no scratch). 0: redo the row. */           \
+    static int wide_##D(const row_ctx *k, const row_ptrs *p)                   \
+    {                                                                          \
+        const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
+        const float sum = first_##D(k, p, NULL);                               \
+        if (!SUM_OK_##D(sum))                                                  \
+            return 0;                                                          \
+        const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);           \
+        const FAST_VEC rv = FAST_SET1(rstd);                                   \
+        for (int64_t i = 0; i < blocks; i += FAST_BLOCK) {                     \
+            FAST_VEC lo, hi;                                                   \
+            src_mem_##D(p->x, p->r, p->h, i, &lo, &hi);                        \
+            p2_##D(k, lo, hi, p->h, p->out, i, rv);                            \
+        }                                                                      \
+        tail2(k, DT, p, NULL, blocks, rstd);                                   \
+        *p->rstd = rstd;                                                       \
+        return 1;                                                              \
     }                                                                          \
                                                                                \
     /* Rows [b, e) pipelined; rows whose sum fails are redone strided. */      \

@@ -45,6 +45,15 @@ static double bound(rowops_dtype dt)
     return ROWOPS_RSTD_BOUND_EPS * eps_acc(dt);
 }
 
+/* The rounding of an output of dt (half an ulp at 1, doubled). */
+static double out_eps(rowops_dtype dt)
+{
+    return dt == ROWOPS_F32   ? 0x1p-23
+           : dt == ROWOPS_F16 ? 0x1p-10
+           : dt == ROWOPS_F64 ? 0x1p-52
+                              : 0x1p-7;
+}
+
 static void set_tensor(rowops_tensor *t, rowops_dtype dt, void *data, int rank,
                        const int64_t *sizes, const int64_t *strides)
 {
@@ -130,11 +139,7 @@ static void strided_constant(rowops_op op, rowops_dtype dt, int64_t n)
     /* out = h * rstd (* w): rounded once from the accurate rstd */
     const double w = fused ? rowops_load_d(ws, 0, dt) : 1.0;
     const double y = rowops_load_d(outs, 0, dt), ywant = h * want * w;
-    const double ytol =
-        fabs(ywant) * (bound(dt) + (dt == ROWOPS_F32   ? 0x1p-23
-                                    : dt == ROWOPS_F16 ? 0x1p-10
-                                    : dt == ROWOPS_F64 ? 0x1p-52
-                                                       : 0x1p-7));
+    const double ytol = fabs(ywant) * (bound(dt) + out_eps(dt));
     C_EXPECT(fabs(y - ywant) <= ytol, "%s %s N = %lld: out %.9g, want %.9g",
              what, rowops_dtype_name(dt), (long long)n, y, ywant);
 }
@@ -313,44 +318,53 @@ static void colmajor(rowops_dtype dt, int64_t n, int random)
 
 /* ---- the strided backward ---------------------------------------------- */
 
-/* One row of N (zero strides): h = 0.7, grad_out = 0.3, weight 1.25 and
- * rstd = 0.5 / h (any rstd is an input; n = h * rstd = 0.5 keeps grad_h
- * well conditioned): grad_h = r * gw * (1 - n^2) exactly. */
+/* Constant rows through zero strides: h = 0.7, grad_out = 0.3, weight
+ * 1.25 and rstd = 0.5 / h (any rstd is an input; n = h * rstd = 0.5 keeps
+ * grad_h well conditioned). The call points into v. */
+typedef struct const_rows {
+    double h[1], g[1], w[1], gh[1], r[1];
+} const_rows;
+
+static rowops_backward_call const_backward(const_rows *v, rowops_op op,
+                                           rowops_dtype dt, int64_t B,
+                                           int64_t n)
+{
+    const rowops_dtype acc = rowops_acc_dtype(dt);
+    rowops_store_d(v->h, 0, dt, 0.7);
+    rowops_store_d(v->g, 0, dt, 0.3);
+    rowops_store_d(v->w, 0, dt, 1.25);
+    rowops_store_d(v->r, 0, acc, 0.5 / rowops_load_d(v->h, 0, dt));
+    const int64_t sizes[2] = {B, n}, zero[2] = {0, 0};
+    rowops_backward_call c;
+    memset(&c, 0, sizeof c);
+    c.op = op;
+    set_tensor(&c.grad_out, dt, v->g, 2, sizes, zero);
+    set_tensor(&c.h, dt, v->h, 2, sizes, zero);
+    set_tensor(&c.rstd, acc, v->r, 1, sizes, zero);
+    set_tensor(&c.grad_h, dt, v->gh, 2, sizes, zero);
+    if (op == ROWOPS_OP_FUSED_ADD_RMS_NORM)
+        set_tensor(&c.weight, dt, v->w, 1, sizes + 1, zero);
+    return c;
+}
+
+/* One row of N: grad_h = r * gw * (1 - n^2) exactly. */
 static void backward_constant(rowops_op op, rowops_dtype dt, int64_t n)
 {
     const int fused = op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     const rowops_dtype acc = rowops_acc_dtype(dt);
-    double hs[1], gs[1], ws[1], gh[1], rs[1];
-    rowops_store_d(hs, 0, dt, 0.7);
-    rowops_store_d(gs, 0, dt, 0.3);
-    rowops_store_d(ws, 0, dt, 1.25);
-    const double h = rowops_load_d(hs, 0, dt);
-    rowops_store_d(rs, 0, acc, 0.5 / h);
-    const int64_t sizes[2] = {1, n}, zero[2] = {0, 0}, one[1] = {1};
-    rowops_backward_call c;
-    memset(&c, 0, sizeof c);
-    c.op = op;
-    set_tensor(&c.grad_out, dt, gs, 2, sizes, zero);
-    set_tensor(&c.h, dt, hs, 2, sizes, zero);
-    set_tensor(&c.rstd, acc, rs, 1, sizes, one);
-    set_tensor(&c.grad_h, dt, gh, 2, sizes, zero);
-    if (fused)
-        set_tensor(&c.weight, dt, ws, 1, sizes + 1, zero);
+    const_rows v;
+    const rowops_backward_call c = const_backward(&v, op, dt, 1, n);
     rowops_cpu_backward_strided(&c, 0, 1, NULL, NULL);
-    const double r = rowops_load_d(rs, 0, acc);
+    const double h = rowops_load_d(v.h, 0, dt), r = rowops_load_d(v.r, 0, acc);
     const double gw =
-        rowops_load_d(gs, 0, dt) * (fused ? rowops_load_d(ws, 0, dt) : 1.0);
+        rowops_load_d(v.g, 0, dt) * (fused ? rowops_load_d(v.w, 0, dt) : 1.0);
     const double nv = h * r;
     const double want = r * gw * (1.0 - nv * nv);
-    const double got = rowops_load_d(gh, 0, dt);
+    const double got = rowops_load_d(v.gh, 0, dt);
     /* the bound on mean(gw * n), carried through k = r * mean, plus the
      * rounding of the elementwise formula and of the output */
-    const double out_eps = dt == ROWOPS_F32   ? 0x1p-23
-                           : dt == ROWOPS_F16 ? 0x1p-10
-                           : dt == ROWOPS_F64 ? 0x1p-52
-                                              : 0x1p-7;
     const double tol = bound(dt) * (fabs(r * gw) + fabs(nv * r * gw * nv)) +
-                       out_eps * fabs(want);
+                       out_eps(dt) * fabs(want);
     C_EXPECT(fabs(got - want) <= tol,
              "backward %s %s N = %lld: grad_h %.9g, exact %.9g (error %.3g > "
              "%.3g)",
@@ -358,34 +372,22 @@ static void backward_constant(rowops_op op, rowops_dtype dt, int64_t n)
              fabs(got - want), tol);
 }
 
-/* The weight gradient over B rows of 4 (zero strides): B * grad_out * n. */
+/* The weight gradient over B rows of 4: B * grad_out * n. */
 static void weight_grad_rows(rowops_dtype dt, int64_t B)
 {
     const rowops_dtype acc = rowops_acc_dtype(dt);
-    double hs[1], gs[1], ws[1], gh[1], rs[1];
-    rowops_store_d(hs, 0, dt, 0.7);
-    rowops_store_d(gs, 0, dt, 0.3);
-    rowops_store_d(ws, 0, dt, 1.25);
-    const double h = rowops_load_d(hs, 0, dt);
-    rowops_store_d(rs, 0, acc, 0.5 / h);
-    const int64_t n = 4, sizes[2] = {B, n}, zero[2] = {0, 0};
-    rowops_backward_call c;
-    memset(&c, 0, sizeof c);
-    c.op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    set_tensor(&c.grad_out, dt, gs, 2, sizes, zero);
-    set_tensor(&c.h, dt, hs, 2, sizes, zero);
-    set_tensor(&c.rstd, acc, rs, 1, sizes, zero);
-    set_tensor(&c.grad_h, dt, gh, 2, sizes, zero);
-    set_tensor(&c.weight, dt, ws, 1, sizes + 1, zero);
+    const_rows v;
+    const rowops_backward_call c =
+        const_backward(&v, ROWOPS_OP_FUSED_ADD_RMS_NORM, dt, B, 4);
     double wg[4];
     void *scratch = malloc(rowops_backward_scratch_bytes(&c));
     rowops_cpu_backward_strided(&c, 0, B, wg, scratch);
     free(scratch);
+    /* grad_out * n of one row, as the accumulation dtype rounds it */
+    const double g = rowops_load_d(v.g, 0, dt);
+    const double nv = rowops_load_d(v.h, 0, dt) * rowops_load_d(v.r, 0, acc);
     const double per_row =
-        acc == ROWOPS_F64
-            ? rowops_load_d(gs, 0, dt) * (h * rowops_load_d(rs, 0, acc))
-            : (double)((float)rowops_load_d(gs, 0, dt) *
-                       (float)(h * rowops_load_d(rs, 0, acc)));
+        acc == ROWOPS_F64 ? g * nv : (double)((float)g * (float)nv);
     const double want = per_row * (double)B;
     for (int i = 0; i < 4; ++i)
         C_EXPECT(fabs(wg[i] - want) <= bound(dt) * fabs(want),
