@@ -7,10 +7,12 @@
  * per-row changes are still reported. */
 #define _POSIX_C_SOURCE 200809L
 #include "compare.h"
+#include "outpath.h"
 #include "results_csv.h"
 #include "significance.h"
 #include "stats.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,13 +20,17 @@
 #include <string.h>
 
 #define MIN_REPS 5
+/* Repetitions the gate reads per side (per-repetition expected costs). */
+#define GATE_MAX_REPS 64
 
 typedef struct run {
     const char *path;
     opcost_result *rows;
     size_t n;
-    double **reps; /* per row: repetition medians (NULL: none) */
-    int *nreps;
+    double *freq;    /* per row, parsed once */
+    size_t *rep_off; /* per row: its repetition medians at med[rep_off[i]] */
+    int *nreps;      /* per row: repetitions with samples */
+    double *med;     /* repetition medians, row by row, in repetition order */
 } run;
 
 typedef struct pair {
@@ -36,58 +42,116 @@ typedef struct pair {
     const char *verdict;
 } pair;
 
-/* Loads a run and the median of each repetition of each row. */
-static int load(run *r, const char *path, char *err, size_t len)
+static const double *rep_medians(const run *r, size_t i)
+{
+    return r->med + r->rep_off[i];
+}
+
+/* One sample's repetition and time, for grouping a point's samples. */
+typedef struct rep_us {
+    int64_t rep;
+    double us;
+} rep_us;
+
+static int by_rep(const void *a, const void *b)
+{
+    const int64_t x = ((const rep_us *)a)->rep, y = ((const rep_us *)b)->rep;
+    return (x > y) - (x < y);
+}
+
+/* The median of each repetition of each row, from the samples: grouped by
+ * point (a counting pass), then by repetition within the point. Linear in
+ * the samples but for the sort of each point's own samples. */
+static int rep_medians_from(run *r, const opcost_sample *s, size_t ns,
+                            char *err, size_t len)
+{
+    size_t *start = calloc(r->n + 1, sizeof *start);
+    rep_us *by_point = malloc((ns ? ns : 1) * sizeof *by_point);
+    r->rep_off = calloc(r->n + 1, sizeof *r->rep_off);
+    r->nreps = calloc(r->n ? r->n : 1, sizeof *r->nreps);
+    r->med = malloc((ns ? ns : 1) * sizeof *r->med);
+    double *x = malloc((ns ? ns : 1) * sizeof *x);
+    int rc = 0;
+    if (!start || !by_point || !r->rep_off || !r->nreps || !r->med || !x) {
+        snprintf(err, len, "%s: out of memory (samples)", r->path);
+        rc = -1;
+        goto done;
+    }
+    for (size_t k = 0; k < ns; ++k)
+        ++start[s[k].point + 1]; /* points are row indices (checked) */
+    for (size_t i = 0; i < r->n; ++i)
+        start[i + 1] += start[i];
+    size_t *fill = r->rep_off; /* borrowed as the scatter cursor */
+    memcpy(fill, start, r->n * sizeof *fill);
+    for (size_t k = 0; k < ns; ++k)
+        by_point[fill[s[k].point]++] = (rep_us){s[k].rep, s[k].us};
+    size_t m = 0;
+    for (size_t i = 0; i < r->n; ++i) {
+        rep_us *p = by_point + start[i];
+        const size_t cnt = start[i + 1] - start[i];
+        qsort(p, cnt, sizeof *p, by_rep);
+        r->rep_off[i] = m;
+        for (size_t a = 0; a < cnt;) {
+            size_t b = a;
+            while (b < cnt && p[b].rep == p[a].rep) {
+                x[b - a] = p[b].us;
+                ++b;
+            }
+            r->med[m++] = opcost_median_inplace(x, b - a);
+            ++r->nreps[i];
+            a = b;
+        }
+    }
+    r->rep_off[r->n] = m;
+done:
+    free(start);
+    free(by_point);
+    free(x);
+    return rc;
+}
+
+/* Loads a run and, unless no_samples, the median of each repetition of
+ * each row from its sidecar: a sidecar that is missing or does not match
+ * the rows is an input error (the comparison would otherwise claim
+ * nothing and pass). */
+static int load(run *r, const char *path, int no_samples, char *err, size_t len)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
     if (opcost_results_read(path, &r->rows, &r->n, err, len))
         return -1;
-    r->reps = calloc(r->n ? r->n : 1, sizeof *r->reps);
-    r->nreps = calloc(r->n ? r->n : 1, sizeof *r->nreps);
+    r->freq = malloc((r->n ? r->n : 1) * sizeof *r->freq);
+    if (!r->freq) {
+        snprintf(err, len, "%s: out of memory", path);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n; ++i)
+        r->freq[i] = atof(r->rows[i].freq);
     opcost_sample *s = NULL;
     size_t ns = 0;
-    char e[512];
-    if (!r->reps || !r->nreps)
-        return -1;
-    if (opcost_samples_read(path, r->rows, r->n, &s, &ns, e, sizeof e))
-        return 0; /* no sidecar: every pair will say "no claim" */
-    for (size_t i = 0; i < r->n; ++i) {
-        const int64_t reps = r->rows[i].reps;
-        if (reps < 1 || reps == OPCOST_INT_NA)
-            continue;
-        r->reps[i] = calloc((size_t)reps, sizeof(double));
-    }
-    /* group samples by (point, rep): the sidecar is written in order */
-    size_t k = 0;
-    while (k < ns) {
-        size_t e2 = k;
-        while (e2 < ns && s[e2].point == s[k].point && s[e2].rep == s[k].rep)
-            ++e2;
-        const int64_t pt = s[k].point, rep = s[k].rep;
-        if (pt >= 0 && (size_t)pt < r->n && r->reps[pt] &&
-            rep < r->rows[pt].reps) {
-            double *x = malloc((e2 - k) * sizeof *x);
-            if (x) {
-                for (size_t j = k; j < e2; ++j)
-                    x[j - k] = s[j].us;
-                r->reps[pt][r->nreps[pt]++] = opcost_median_inplace(x, e2 - k);
-                free(x);
-            }
+    if (!no_samples) {
+        char e[1024];
+        if (opcost_samples_read(path, r->rows, r->n, &s, &ns, e, sizeof e)) {
+            snprintf(err, len,
+                     "%.900s (the comparison tests the repetitions in the "
+                     "samples sidecar; --no-samples compares the medians "
+                     "alone, claiming nothing)",
+                     e);
+            return -1;
         }
-        k = e2;
     }
+    const int rc = rep_medians_from(r, s, ns, err, len);
     free(s);
-    return 0;
+    return rc;
 }
 
 static void unload(run *r)
 {
-    for (size_t i = 0; i < r->n; ++i)
-        free(r->reps ? r->reps[i] : NULL);
-    free(r->reps);
-    free(r->nreps);
     free(r->rows);
+    free(r->freq);
+    free(r->rep_off);
+    free(r->nreps);
+    free(r->med);
 }
 
 /* The configuration columns a pair must share (variant optional). */
@@ -101,6 +165,183 @@ static int same_config(const opcost_result *a, const opcost_result *b,
            (!with_variant || !strcmp(a->variant, b->variant)) &&
            !strcmp(a->device, b->device) && a->threads == b->threads &&
            a->cache_state == b->cache_state;
+}
+
+static int same_config_v(const opcost_result *a, const opcost_result *b)
+{
+    return same_config(a, b, 1);
+}
+
+static int same_config_nv(const opcost_result *a, const opcost_result *b)
+{
+    return same_config(a, b, 0);
+}
+
+/* The gate's groups: one per distribution, op, dtype, layout, path and
+ * variant. */
+static int same_group(const opcost_result *a, const opcost_result *b)
+{
+    return !strcmp(a->distribution, b->distribution) && !strcmp(a->op, b->op) &&
+           !strcmp(a->dtype, b->dtype) && !strcmp(a->layout, b->layout) &&
+           !strcmp(a->path, b->path) && !strcmp(a->variant, b->variant);
+}
+
+/* ---- hashing rows by their key columns (pairing and grouping in linear
+ * time: a nightly history has no bound on its rows) */
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    for (; *s; ++s)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (h ^ 0xff) * 0x100000001b3ull; /* field separator */
+}
+
+static uint64_t mix_int(uint64_t h, int64_t v)
+{
+    for (int i = 0; i < 8; ++i)
+        h = (h ^ (uint64_t)((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t config_hash(const opcost_result *r, int with_variant)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = mix_str(h, r->op);
+    h = mix_int(h, r->B);
+    h = mix_int(h, r->N);
+    h = mix_str(h, r->dtype);
+    h = mix_str(h, r->weight_dtype);
+    h = mix_str(h, r->layout);
+    h = mix_str(h, r->path);
+    if (with_variant)
+        h = mix_str(h, r->variant);
+    h = mix_str(h, r->device);
+    h = mix_int(h, r->threads);
+    return mix_int(h, r->cache_state);
+}
+
+static uint64_t group_hash(const opcost_result *r)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = mix_str(h, r->distribution);
+    h = mix_str(h, r->op);
+    h = mix_str(h, r->dtype);
+    h = mix_str(h, r->layout);
+    h = mix_str(h, r->path);
+    return mix_str(h, r->variant);
+}
+
+/* Open addressing over keys (a representative row each); values are the
+ * caller's indices. */
+typedef struct table {
+    size_t cap; /* a power of two, at least twice the keys */
+    const opcost_result **key;
+    size_t *val;
+    int (*eq)(const opcost_result *, const opcost_result *);
+} table;
+
+static int table_init(table *t, size_t keys,
+                      int (*eq)(const opcost_result *, const opcost_result *))
+{
+    t->cap = 16;
+    while (t->cap < 2 * keys)
+        t->cap *= 2;
+    t->key = calloc(t->cap, sizeof *t->key);
+    t->val = calloc(t->cap, sizeof *t->val);
+    t->eq = eq;
+    return t->key && t->val ? 0 : -1;
+}
+
+static void table_free(table *t)
+{
+    free(t->key);
+    free(t->val);
+}
+
+/* The slot of k: its value, or an empty slot (key NULL) to claim. */
+static size_t table_find(const table *t, const opcost_result *k, uint64_t h)
+{
+    size_t i = (size_t)h & (t->cap - 1);
+    while (t->key[i] && !t->eq(t->key[i], k))
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+/* Pairs the k-th base row of a configuration with the k-th new row of it
+ * (kernel rows of variants va and vb in --variants mode); rows on one side
+ * only get a pair of their own. Returns the number of pairs, or -1. */
+static long make_pairs(pair *p, const run *rb, const run *rn, const char *va,
+                       const char *vb)
+{
+    const int with_variant = va == NULL;
+    table t;
+    /* per configuration: a queue of new rows, linked through next[] */
+    size_t *head = malloc((rn->n + 1) * sizeof *head);
+    size_t *tail = malloc((rn->n + 1) * sizeof *tail);
+    size_t *next = malloc((rn->n + 1) * sizeof *next);
+    char *used = calloc(rn->n + 1, 1);
+    long np = -1;
+    if (!head || !tail || !next || !used ||
+        table_init(&t, rn->n, with_variant ? same_config_v : same_config_nv))
+        goto done;
+    const size_t none = (size_t)-1;
+    size_t nq = 0;
+    for (size_t j = 0; j < rn->n; ++j) {
+        const opcost_result *y = &rn->rows[j];
+        next[j] = none;
+        if (!with_variant &&
+            (strcmp(y->path, "kernel") || strcmp(y->variant, vb)))
+            continue;
+        const size_t s = table_find(&t, y, config_hash(y, with_variant));
+        if (!t.key[s]) {
+            t.key[s] = y;
+            t.val[s] = nq;
+            head[nq] = tail[nq] = j;
+            ++nq;
+        } else {
+            next[tail[t.val[s]]] = j;
+            tail[t.val[s]] = j;
+        }
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < rb->n; ++i) {
+        const opcost_result *x = &rb->rows[i];
+        if (!with_variant &&
+            (strcmp(x->path, "kernel") || strcmp(x->variant, va)))
+            continue;
+        pair *q = &p[n++];
+        q->base = x;
+        q->rb = rb;
+        q->rn = rn;
+        q->ib = i;
+        const size_t s = table_find(&t, x, config_hash(x, with_variant));
+        if (t.key[s] && head[t.val[s]] != none) {
+            const size_t j = head[t.val[s]];
+            head[t.val[s]] = next[j];
+            used[j] = 1;
+            q->new_ = &rn->rows[j];
+            q->in = j;
+        }
+    }
+    for (size_t j = 0; j < rn->n; ++j) {
+        const opcost_result *y = &rn->rows[j];
+        if (used[j] || (!with_variant &&
+                        (strcmp(y->path, "kernel") || strcmp(y->variant, vb))))
+            continue;
+        pair *q = &p[n++];
+        q->new_ = y;
+        q->rb = rb;
+        q->rn = rn;
+        q->in = j;
+    }
+    np = (long)n;
+    table_free(&t);
+done:
+    free(head);
+    free(tail);
+    free(next);
+    free(used);
+    return np;
 }
 
 /* Runs from different machines or software do not compare. */
@@ -137,17 +378,15 @@ static void test_pair(pair *p)
         p->verdict = "not-timed";
         return;
     }
+    /* no claim unless decide() finds a p-value */
+    p->verdict = "too-few-reps";
     const int kb = p->rb->nreps[p->ib], kn = p->rn->nreps[p->in];
-    if (kb < MIN_REPS || kn < MIN_REPS) {
-        p->verdict = "too-few-reps"; /* no claim */
+    if (kb < MIN_REPS || kn < MIN_REPS)
         return;
-    }
     opcost_welch w;
-    if (opcost_welch_log(p->rb->reps[p->ib], (size_t)kb, p->rn->reps[p->in],
-                         (size_t)kn, &w)) {
-        p->verdict = "too-few-reps";
+    if (opcost_welch_log(rep_medians(p->rb, p->ib), (size_t)kb,
+                         rep_medians(p->rn, p->in), (size_t)kn, &w))
         return;
-    }
     p->ratio = w.ratio;
     p->p = w.p;
     p->se = w.se;
@@ -195,76 +434,194 @@ static void decide(pair *p, size_t n, double alpha, double threshold)
 
 typedef struct group {
     const opcost_result *key;
-    double *eb, *en; /* per repetition: expected cost per call */
     int ok;
     double base_us, new_us;
     double log_ratio, se, df;
 } group;
 
-static int same_group(const opcost_result *a, const opcost_result *b)
-{
-    return !strcmp(a->distribution, b->distribution) && !strcmp(a->op, b->op) &&
-           !strcmp(a->dtype, b->dtype) && !strcmp(a->layout, b->layout) &&
-           !strcmp(a->path, b->path) && !strcmp(a->variant, b->variant);
-}
+/* The pairs of each group, one list per side: side s of group g is
+ * idx[s][off[s][g] .. off[s][g + 1]). A side's row belongs to the group of
+ * its own key columns (a pair's two rows may differ in distribution). */
+typedef struct members {
+    size_t *off[2], *idx[2];
+} members;
 
-/* sum freq * x / sum freq over the group's pairs, x per repetition r (or
- * the row medians for r < 0); NAN unless every pair is testable. */
-static double expected(const pair *p, size_t n, const opcost_result *key,
-                       int side, int r)
+/* sum freq * x / sum freq over a group's side, x per repetition r (or the
+ * row medians for r < 0); NAN unless every pair is testable. */
+static double expected(const pair *p, const members *m, size_t g, int side,
+                       int r)
 {
-    double fx = 0, f = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const opcost_result *row = side ? p[i].new_ : p[i].base;
-        if (!row || !same_group(row, key))
-            continue;
-        const run *rr = side ? p[i].rn : p[i].rb;
-        const size_t ix = side ? p[i].in : p[i].ib;
-        const opcost_result *other = side ? p[i].base : p[i].new_;
+    opcost_wmean mean = {0};
+    for (size_t k = m->off[side][g]; k < m->off[side][g + 1]; ++k) {
+        const pair *q = &p[m->idx[side][k]];
+        const opcost_result *row = side ? q->new_ : q->base;
+        const run *rr = side ? q->rn : q->rb;
+        const size_t ix = side ? q->in : q->ib;
+        const opcost_result *other = side ? q->base : q->new_;
         if (!other || row->status != OPCOST_STATUS_OK)
             return NAN;
         double x = row->median_us;
         if (r >= 0) {
             if (rr->nreps[ix] <= r)
                 return NAN;
-            x = rr->reps[ix][r];
+            x = rep_medians(rr, ix)[r];
         }
-        const double freq = atof(row->freq);
-        fx += freq * x;
-        f += freq;
+        opcost_wmean_add(&mean, rr->freq[ix], x);
     }
-    return f > 0 ? fx / f : NAN;
+    return opcost_wmean_value(&mean);
 }
 
+/* Groups the pairs (hashing their key columns) and lists each group's
+ * members per side. Returns the number of groups, or -1. */
+static long make_groups(const pair *p, size_t n, group *g, members *m)
+{
+    table t;
+    size_t *of[2] = {malloc((n ? n : 1) * sizeof(size_t)),
+                     malloc((n ? n : 1) * sizeof(size_t))};
+    long ng = -1;
+    memset(m, 0, sizeof *m);
+    if (!of[0] || !of[1] || table_init(&t, n, same_group))
+        goto done;
+    size_t count = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_result *k = p[i].base ? p[i].base : p[i].new_;
+        const size_t s = table_find(&t, k, group_hash(k));
+        if (!t.key[s]) {
+            t.key[s] = k;
+            t.val[s] = count;
+            g[count++].key = k;
+        }
+    }
+    const size_t none = (size_t)-1;
+    for (int side = 0; side < 2; ++side) {
+        m->off[side] = calloc(count + 1, sizeof(size_t));
+        m->idx[side] = malloc((n ? n : 1) * sizeof(size_t));
+        if (!m->off[side] || !m->idx[side])
+            goto fail;
+        for (size_t i = 0; i < n; ++i) {
+            const opcost_result *row = side ? p[i].new_ : p[i].base;
+            of[side][i] = none;
+            if (!row)
+                continue;
+            const size_t s = table_find(&t, row, group_hash(row));
+            if (t.key[s]) {
+                of[side][i] = t.val[s];
+                ++m->off[side][t.val[s] + 1];
+            }
+        }
+        for (size_t j = 0; j < count; ++j)
+            m->off[side][j + 1] += m->off[side][j];
+        size_t *fill = malloc((count ? count : 1) * sizeof *fill);
+        if (!fill)
+            goto fail;
+        memcpy(fill, m->off[side], count * sizeof *fill);
+        for (size_t i = 0; i < n; ++i)
+            if (of[side][i] != none)
+                m->idx[side][fill[of[side][i]]++] = i;
+        free(fill);
+    }
+    ng = (long)count;
+    goto freed;
+fail:
+    for (int side = 0; side < 2; ++side) {
+        free(m->off[side]);
+        free(m->idx[side]);
+        m->off[side] = m->idx[side] = NULL;
+    }
+freed:
+    table_free(&t);
+done:
+    free(of[0]);
+    free(of[1]);
+    return ng;
+}
+
+/* A ratio or a time for the terminal: fixed decimals in the usual range,
+ * exponent notation beyond it (a 1e308 ratio is not 309 digits). */
+static const char *num(char *buf, size_t len, double v, int decimals)
+{
+    if (fabs(v) < 1e7)
+        snprintf(buf, len, "%.*f", decimals, v);
+    else
+        snprintf(buf, len, "%.4g", v);
+    return buf;
+}
+
+/* Appends the gate's verdicts to gates_out (CSV, with a header when new);
+ * -1 with err on any failure to write. */
+static int write_gates(const char *gates_out, const pair *p, size_t n,
+                       const group *g, size_t ng, const double *adj,
+                       double alpha, double threshold, char *err, size_t len)
+{
+    FILE *probe = fopen(gates_out, "r");
+    const int fresh = !probe;
+    if (probe)
+        fclose(probe);
+    FILE *gf = fopen(gates_out, "a");
+    if (!gf) {
+        snprintf(err, len, "--gates-out: cannot open '%.900s': %s", gates_out,
+                 strerror(errno));
+        return -1;
+    }
+    if (fresh)
+        fprintf(gf, "run_id,base_run_id,distribution,op,dtype,layout,"
+                    "path,variant,base_us,new_us,ratio,p_holm,"
+                    "regression\n");
+    const char *new_id = "", *base_id = "";
+    for (size_t i = 0; i < n; ++i) {
+        if (p[i].new_)
+            new_id = p[i].new_->run_id;
+        if (p[i].base)
+            base_id = p[i].base->run_id;
+    }
+    for (size_t j = 0; j < ng; ++j) {
+        const opcost_result *k = g[j].key;
+        const double ratio = g[j].new_us / g[j].base_us;
+        const int reg = g[j].ok && adj[j] < alpha && ratio >= 1 + threshold;
+        fprintf(gf, "%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%d\n", new_id,
+                base_id, k->distribution, k->op, k->dtype, k->layout, k->path,
+                k->variant, g[j].base_us, g[j].new_us, ratio, adj[j], reg);
+    }
+    errno = 0;
+    const int bad = ferror(gf) || fflush(gf) != 0;
+    const int saved = errno;
+    if (fclose(gf) != 0 || bad) {
+        snprintf(err, len, "--gates-out: cannot write '%.900s': %s", gates_out,
+                 strerror(saved   ? saved
+                          : errno ? errno
+                                  : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* 0 no regression, 1 a regression, 2 the verdicts could not be written. */
 static int gate(pair *p, size_t n, double alpha, double threshold,
                 const char *gates_out, FILE *out)
 {
     group *g = calloc(n ? n : 1, sizeof *g);
-    size_t ng = 0;
-    if (!g)
+    members m;
+    const long ngl = g ? make_groups(p, n, g, &m) : -1;
+    if (ngl < 0) {
+        free(g);
+        fprintf(stderr, "opcost compare: out of memory (gate)\n");
         return 2;
-    for (size_t i = 0; i < n; ++i) {
-        const opcost_result *k = p[i].base ? p[i].base : p[i].new_;
-        int seen = 0;
-        for (size_t j = 0; j < ng && !seen; ++j)
-            seen = same_group(g[j].key, k);
-        if (!seen)
-            g[ng++].key = k;
     }
+    const size_t ng = (size_t)ngl;
     double *ps = malloc((ng ? ng : 1) * sizeof *ps);
-    double eb[64], en[64];
+    double eb[GATE_MAX_REPS], en[GATE_MAX_REPS];
     for (size_t j = 0; j < ng; ++j) {
         int kb = 0, kn = 0;
-        for (int r = 0; r < 64; ++r) {
-            const double b = expected(p, n, g[j].key, 0, r);
-            const double e = expected(p, n, g[j].key, 1, r);
+        for (int r = 0; r < GATE_MAX_REPS; ++r) {
+            const double b = expected(p, &m, j, 0, r);
+            const double e = expected(p, &m, j, 1, r);
             if (!isnan(b))
                 eb[kb++] = b;
             if (!isnan(e))
                 en[kn++] = e;
         }
-        g[j].base_us = expected(p, n, g[j].key, 0, -1);
-        g[j].new_us = expected(p, n, g[j].key, 1, -1);
+        g[j].base_us = expected(p, &m, j, 0, -1);
+        g[j].new_us = expected(p, &m, j, 1, -1);
         opcost_welch w;
         ps[j] = NAN;
         if (kb >= MIN_REPS && kn >= MIN_REPS &&
@@ -291,18 +648,6 @@ static int gate(pair *p, size_t n, double alpha, double threshold,
     double *adj = malloc((ng ? ng : 1) * sizeof *adj);
     memcpy(adj, ps, (ng ? ng : 1) * sizeof *adj);
     opcost_holm(adj, ng);
-    FILE *gf = NULL;
-    if (gates_out) {
-        FILE *probe = fopen(gates_out, "r");
-        const int fresh = !probe;
-        if (probe)
-            fclose(probe);
-        gf = fopen(gates_out, "a");
-        if (gf && fresh)
-            fprintf(gf, "run_id,base_run_id,distribution,op,dtype,layout,"
-                        "path,variant,base_us,new_us,ratio,p_holm,"
-                        "regression\n");
-    }
     int regressions = 0;
     double worst = 0, worst_p = NAN;
     fprintf(out,
@@ -318,39 +663,39 @@ static int gate(pair *p, size_t n, double alpha, double threshold,
             worst = ratio;
             worst_p = adj[j];
         }
+        char b1[32], b2[32], b3[32];
         if (reg || !g[j].ok)
             fprintf(out,
-                    "  %-11s %s %s %s %s %s [%s]: %.2f -> %.2f us "
-                    "(x%.3f, p_holm %.2g)\n",
+                    "  %-11s %s %s %s %s %s [%s]: %s -> %s us "
+                    "(x%s, p_holm %.2g)\n",
                     reg ? "REGRESSION" : "no-claim", g[j].key->distribution,
                     g[j].key->op, g[j].key->dtype, g[j].key->layout,
-                    g[j].key->path, g[j].key->variant, g[j].base_us,
-                    g[j].new_us, ratio, adj[j]);
-        if (gf) {
-            const opcost_result *k = g[j].key;
-            const char *new_id = "", *base_id = "";
-            for (size_t i = 0; i < n; ++i) {
-                if (p[i].new_)
-                    new_id = p[i].new_->run_id;
-                if (p[i].base)
-                    base_id = p[i].base->run_id;
-            }
-            fprintf(gf, "%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%d\n",
-                    new_id, base_id, k->distribution, k->op, k->dtype,
-                    k->layout, k->path, k->variant, g[j].base_us, g[j].new_us,
-                    ratio, adj[j], reg);
-        }
+                    g[j].key->path, g[j].key->variant,
+                    num(b1, sizeof b1, g[j].base_us, 2),
+                    num(b2, sizeof b2, g[j].new_us, 2),
+                    num(b3, sizeof b3, ratio, 3), adj[j]);
     }
+    char b1[32];
     fprintf(out,
-            "  largest gated ratio: x%.3f (Holm-corrected p %.3g); %d "
+            "  largest gated ratio: x%s (Holm-corrected p %.3g); %d "
             "regression%s\n",
-            worst, worst_p, regressions, regressions == 1 ? "" : "s");
-    if (gf)
-        fclose(gf);
+            num(b1, sizeof b1, worst, 3), worst_p, regressions,
+            regressions == 1 ? "" : "s");
+    int rc = regressions ? 1 : 0;
+    char err[1024];
+    if (gates_out && write_gates(gates_out, p, n, g, ng, adj, alpha, threshold,
+                                 err, sizeof err)) {
+        fprintf(stderr, "opcost compare: %s\n", err);
+        rc = 2;
+    }
+    for (int side = 0; side < 2; ++side) {
+        free(m.off[side]);
+        free(m.idx[side]);
+    }
     free(ps);
     free(adj);
     free(g);
-    return regressions ? 1 : 0;
+    return rc;
 }
 
 /* ---- output */
@@ -421,11 +766,13 @@ static void report(FILE *out, const pair *p, size_t n, double alpha,
             count[6], threshold * 100, alpha, count[0] + count[1] + count[2]);
     if (worst_pair) {
         const opcost_result *k = worst_pair->new_;
+        char b[32];
         fprintf(out,
-                "largest ratio: x%.3f (Holm-corrected p %.3g) at %s %s "
+                "largest ratio: x%s (Holm-corrected p %.3g) at %s %s "
                 "B=%lld N=%lld %s %s %s\n",
-                worst, worst_p, k->path, k->op, (long long)k->B,
-                (long long)k->N, k->dtype, k->layout, k->variant);
+                num(b, sizeof b, worst, 3), worst_p, k->path, k->op,
+                (long long)k->B, (long long)k->N, k->dtype, k->layout,
+                k->variant);
     }
     for (size_t i = 0; i < n; ++i) {
         const char *v = p[i].verdict;
@@ -436,10 +783,12 @@ static void report(FILE *out, const pair *p, size_t n, double alpha,
         fprintf(out, "  %-9s %s %s %s B=%lld N=%lld %s %s [%s]", v,
                 k->distribution, k->path, k->op, (long long)k->B,
                 (long long)k->N, k->dtype, k->layout, k->variant);
+        char b1[32], b2[32], b3[32];
         if (!isnan(p[i].p_holm))
-            fprintf(out, ": %.2f -> %.2f us (x%.3f, p_holm %.2g)",
-                    p[i].base->median_us, p[i].new_->median_us, p[i].ratio,
-                    p[i].p_holm);
+            fprintf(out, ": %s -> %s us (x%s, p_holm %.2g)",
+                    num(b1, sizeof b1, p[i].base->median_us, 2),
+                    num(b2, sizeof b2, p[i].new_->median_us, 2),
+                    num(b3, sizeof b3, p[i].ratio, 3), p[i].p_holm);
         fputc('\n', out);
     }
 }
@@ -460,12 +809,19 @@ static void usage(FILE *f)
             "  --variants A,B  compare kernel variant B against A within RUN\n"
             "  --gate          gate on each distribution's weighted expected\n"
             "                  cost per call (rows reported, not gated)\n"
-            "  --gates-out F   append the gate's verdicts to F (CSV)\n"
+            "  --gates-out F   append the gate's verdicts to F (CSV; needs\n"
+            "                  --gate)\n"
             "  --csv FILE      write every pair's verdict as CSV\n"
+            "  --no-samples    read no .samples.csv sidecar: medians only,\n"
+            "                  every pair without a claim (a missing or\n"
+            "                  mismatched sidecar is otherwise an error)\n"
             "  --force         compare runs from different hosts, CPUs, torch\n"
             "                  versions or devices\n"
+            "Outputs must be regular files or new names in existing,\n"
+            "writable directories; they are checked before anything is read.\n"
             "Exit status: 0 no significant regression, 1 regression, 2 bad "
-            "input.\n");
+            "input (an unreadable or mismatched file or sidecar, an output\n"
+            "that cannot be written).\n");
 }
 
 int opcost_compare_main(int argc, char **argv)
@@ -478,11 +834,12 @@ int opcost_compare_main(int argc, char **argv)
         {"gates-out", required_argument, NULL, 'G'},
         {"csv", required_argument, NULL, 'c'},
         {"force", no_argument, NULL, 'f'},
+        {"no-samples", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     double threshold = 0.05, alpha = 0.05;
     const char *variants = NULL, *csv = NULL, *gates_out = NULL;
-    int force = 0, gated = 0, ch;
+    int force = 0, gated = 0, no_samples = 0, ch;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -513,6 +870,7 @@ int opcost_compare_main(int argc, char **argv)
         case 'G': gates_out = optarg; break;
         case 'c': csv = optarg; break;
         case 'f': force = 1; break;
+        case 'n': no_samples = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr,
@@ -545,14 +903,28 @@ int opcost_compare_main(int argc, char **argv)
         return 2;
     }
     char err[1024];
-    run a, b;
-    if (load(&a, argv[optind], err, sizeof err)) {
+    if (gates_out && !gated) {
+        fprintf(stderr, "opcost compare: --gates-out: needs --gate (the "
+                        "verdicts it appends are the gate's)\n");
+        return 2;
+    }
+    /* outputs first: a result that could not be written is no result */
+    if ((csv && opcost_output_path_check("--csv", csv, err, sizeof err)) ||
+        (gates_out &&
+         opcost_output_path_check("--gates-out", gates_out, err, sizeof err))) {
         fprintf(stderr, "opcost compare: %s\n", err);
         return 2;
     }
-    if (!variants && load(&b, argv[optind + 1], err, sizeof err)) {
+    run a, b;
+    if (load(&a, argv[optind], no_samples, err, sizeof err)) {
         fprintf(stderr, "opcost compare: %s\n", err);
         unload(&a);
+        return 2;
+    }
+    if (!variants && load(&b, argv[optind + 1], no_samples, err, sizeof err)) {
+        fprintf(stderr, "opcost compare: %s\n", err);
+        unload(&a);
+        unload(&b);
         return 2;
     }
     const run *rb = &a, *rn = variants ? &a : &b;
@@ -567,48 +939,22 @@ int opcost_compare_main(int argc, char **argv)
     }
     /* pair rows: the k-th base row of a configuration with the k-th new */
     pair *p = calloc(rb->n + rn->n + 1, sizeof *p);
-    char *used = calloc(rn->n + 1, 1);
-    size_t np = 0;
-    for (size_t i = 0; i < rb->n; ++i) {
-        const opcost_result *x = &rb->rows[i];
-        if (variants && (strcmp(x->path, "kernel") || strcmp(x->variant, va)))
-            continue;
-        pair *q = &p[np++];
-        q->base = x;
-        q->rb = rb;
-        q->rn = rn;
-        q->ib = i;
-        for (size_t j = 0; j < rn->n; ++j) {
-            const opcost_result *y = &rn->rows[j];
-            if (used[j] || (variants && strcmp(y->variant, vb)))
-                continue;
-            if (same_config(x, y, !variants) &&
-                (!variants || !strcmp(y->path, "kernel"))) {
-                used[j] = 1;
-                q->new_ = y;
-                q->in = j;
-                break;
-            }
-        }
+    const long npl = p ? make_pairs(p, rb, rn, variants ? va : NULL, vb) : -1;
+    if (npl < 0) {
+        fprintf(stderr, "opcost compare: out of memory (pairs)\n");
+        free(p);
+        unload(&a);
+        if (!variants)
+            unload(&b);
+        return 2;
     }
-    for (size_t j = 0; j < rn->n; ++j) {
-        const opcost_result *y = &rn->rows[j];
-        if (used[j] ||
-            (variants && (strcmp(y->path, "kernel") || strcmp(y->variant, vb))))
-            continue;
-        pair *q = &p[np++];
-        q->new_ = y;
-        q->rb = rb;
-        q->rn = rn;
-        q->in = j;
-    }
+    const size_t np = (size_t)npl;
     if (variants && np == 0) {
         fprintf(stderr,
                 "opcost compare: --variants: %s has no kernel rows "
                 "of variant '%s' or '%s' (run with --variants %s,%s)\n",
                 argv[optind], va, vb, va, vb);
         free(p);
-        free(used);
         unload(&a);
         return 2;
     }
@@ -633,7 +979,6 @@ int opcost_compare_main(int argc, char **argv)
         rc = 2;
     }
     free(p);
-    free(used);
     unload(&a);
     if (!variants)
         unload(&b);

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
+#include "shape_file.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -205,7 +206,7 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
     memset(cfg, 0, sizeof *cfg);
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->threads = cpus > 0 ? (int)cpus : 1;
-    cfg->shapes_dir = OPCOST_SOURCE_DIR "/shapes";
+    cfg->shapes_dir = opcost_default_shapes_dir();
     cfg->results_dir = OPCOST_SOURCE_DIR "/results";
     cfg->seed = 1;
     cfg->reps = 5;

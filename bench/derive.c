@@ -494,7 +494,7 @@ static int write_file(const char *path, const model *m, const trace_source *t,
 static const char usage_text[] =
     "usage: " PROG " derive TRACE.csv [options]\n"
     "       " PROG " generate [--traces-dir DIR] [--out-dir DIR]\n"
-    "       " PROG " check FILE...\n"
+    "       " PROG " check [--shapes-dir DIR] FILE...\n"
     "\n"
     "  derive    simulate a continuous-batching server over a request trace "
     "and\n"
@@ -540,10 +540,13 @@ static const char generate_help[] =
     "  -h, --help         this text\n";
 
 static const char check_help[] =
-    "usage: " PROG " check FILE...\n"
-    "Parses each shape file (a path, or a set name in shapes/) and reports "
-    "the\n"
-    "first error of each; exit status 2 if any file has one.\n";
+    "usage: " PROG " check [--shapes-dir DIR] FILE...\n"
+    "Parses each shape file (a path, or a set name resolved as opcost run\n"
+    "resolves it) and reports the first error of each; exit status 2 if any\n"
+    "file has one.\n"
+    "  --shapes-dir DIR   where set names resolve (default: the source\n"
+    "                     tree's shapes/, whatever the current directory)\n"
+    "  -h, --help         this text\n";
 
 /* Reports a usage error; returns the exit status for it. */
 static int usage_error(const char *cmd, const char *fmt, ...)
@@ -716,10 +719,17 @@ static int cmd_generate(int argc, char **argv)
 
 static int cmd_check(int argc, char **argv)
 {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"shapes-dir", required_argument, NULL, 'd'},
+        {NULL, 0, NULL, 0}};
+    const char *shapes_dir = opcost_default_shapes_dir();
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'd') {
+            shapes_dir = optarg;
+            continue;
+        }
         if (c != 'h')
             return option_error("check", c, argv);
         fputs(check_help, stdout);
@@ -731,8 +741,8 @@ static int cmd_check(int argc, char **argv)
     for (int i = optind; i < argc; ++i) {
         char path[4096], err[1024];
         opcost_shape_set set;
-        if (opcost_shape_set_resolve(argv[i], "shapes", path, sizeof path, err,
-                                     sizeof err) != 0 ||
+        if (opcost_shape_set_resolve(argv[i], shapes_dir, path, sizeof path,
+                                     err, sizeof err) != 0 ||
             opcost_shape_set_load(path, &set, err, sizeof err) != 0) {
             fprintf(stderr, "%s\n", err);
             status = 2; /* malformed input */

@@ -11,7 +11,7 @@ if(ROWOPS_WITH_TORCH)
   file(GLOB OPCOST_PLOT_SOURCES CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/bench/plot_*.c)
   add_library(opcost_bench STATIC
-    bench/config.c bench/run.c bench/report.c bench/timing.c
+    bench/config.c bench/run.c bench/journal.c bench/report.c bench/timing.c
     bench/record_function_tracer.c bench/attribution_pass.c bench/hostinfo.c bench/workload.c bench/verify.c
     bench/variants.c bench/python_embed.c bench/plot.c bench/compare.c
     bench/significance.c bench/targets.c ${OPCOST_PLOT_SOURCES}
@@ -52,6 +52,8 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME test_plot COMMAND test_plot)
   set_tests_properties(test_plot PROPERTIES SKIP_RETURN_CODE 77)
 
+  # opcost run creates no directory for its output (README, Reliability)
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/quick)
   add_test(NAME opcost_quick_run
     COMMAND opcost run --quick --out ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_quick_run PROPERTIES FIXTURES_SETUP quick_csv)
@@ -75,6 +77,9 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_interrupted_run
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/interrupt.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})
+  add_test(NAME opcost_cli_help
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_help.sh $<TARGET_FILE:opcost>
+      ${CMAKE_SOURCE_DIR})
   add_test(NAME opcost_cli_errors
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_errors.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})

@@ -1,4 +1,5 @@
-/* opcost: the benchmark driver. Subcommands: run, list, shapes. */
+/* opcost: the benchmark driver. Subcommands: run, list, shapes, check,
+ * compare, plot, targets (usage() lists them). */
 #include "compare.h"
 #include "derive.h"
 #include "path.h"
@@ -18,17 +19,41 @@
 #define OPCOST_SOURCE_DIR "."
 #endif
 
+/* Every subcommand, as main() dispatches them (tests/sh/cli_help.sh checks
+ * that each is listed and answers --help). */
 static void usage(FILE *f)
 {
     fprintf(f, "usage: opcost <command> [options]\n"
                "  run      time the paths over shape distributions (opcost run "
                "--help)\n"
                "  list     the paths, kernel variants and shape sets\n"
-               "  shapes   derive shape distributions from request traces "
-               "(opcost shapes --help)\n"
+               "  shapes   derive shape distributions from request traces, "
+               "check\n"
+               "           shape files (opcost shapes --help)\n"
+               "  check    check results CSVs and their samples sidecars "
+               "(opcost\n"
+               "           check --help)\n"
+               "  compare  compare two runs, or two kernel variants of one, "
+               "with\n"
+               "           significance; the nightly gate (opcost compare "
+               "--help)\n"
+               "  plot     gnuplot figures of a results CSV (opcost plot "
+               "--help)\n"
                "  targets  the CPU performance targets on results CSVs "
-               "(opcost targets --help)\n");
+               "(opcost targets --help)\n"
+               "  help     this text (also --help, -h)\n");
 }
+
+static const char check_usage[] =
+    "usage: opcost check [--require-ok] [--allow-wrong PATH] FILE.csv...\n"
+    "Checks each results CSV against the schema and, when its .samples.csv\n"
+    "sidecar exists, the sidecar against the rows (every sample of a row,\n"
+    "in its repetitions). Errors name file:line:column.\n"
+    "  --require-ok        every row must also have status ok\n"
+    "  --allow-wrong PATH  except rows of PATH with status wrong\n"
+    "  -h, --help          this text\n"
+    "Exit status: 0 ok, 2 a file or sidecar is malformed, 1 --require-ok\n"
+    "found a row that is not ok.\n";
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -81,6 +106,10 @@ static int check_main(int argc, char **argv)
     int require_ok = 0, first = 1;
     const char *allow_wrong = NULL;
     for (; first < argc && argv[first][0] == '-'; ++first) {
+        if (!strcmp(argv[first], "--help") || !strcmp(argv[first], "-h")) {
+            fputs(check_usage, stdout);
+            return 0;
+        }
         if (!strcmp(argv[first], "--require-ok"))
             require_ok = 1;
         else if (!strcmp(argv[first], "--allow-wrong") && first + 1 < argc)
@@ -91,8 +120,7 @@ static int check_main(int argc, char **argv)
         }
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: opcost check [--require-ok] [--allow-wrong "
-                        "PATH] FILE.csv...\n");
+        fputs(check_usage, stderr);
         return 2;
     }
     int bad = 0;
@@ -147,8 +175,20 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run"))
         return opcost_run_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "list"))
+    if (!strcmp(cmd, "list")) {
+        if (argc > 2 &&
+            (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+            printf("usage: opcost list\nThe paths, kernel variants and shape "
+                   "sets (names for --paths, --variants, --shapes).\n");
+            return 0;
+        }
+        if (argc > 2) {
+            fprintf(stderr, "opcost list: takes no arguments (got '%s')\n",
+                    argv[2]);
+            return 2;
+        }
         return list_main();
+    }
     if (!strcmp(cmd, "plot"))
         return opcost_plot_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))

@@ -7,6 +7,7 @@ add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/timer.c
   ${CMAKE_CURRENT_LIST_DIR}/stats.c
   ${CMAKE_CURRENT_LIST_DIR}/results_csv.c
+  ${CMAKE_CURRENT_LIST_DIR}/outpath.c
   ${CMAKE_CURRENT_LIST_DIR}/ceiling.c
   ${CMAKE_CURRENT_LIST_DIR}/attribution.c
   ${CMAKE_CURRENT_LIST_DIR}/scope_kind.c)

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "errorf.h"
 #include "plot_data.h"
+#include "stats.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -119,7 +120,7 @@ static int add_file(history *h, size_t *caps, const char *path, char *err,
         }
         hgroup g;
         key_of(&rows[i], &g);
-        double fx = 0, fsum = 0;
+        opcost_wmean mean = {0};
         int ok = 1;
         for (size_t j = i; j < n; ++j) {
             if (done[j] || !same_group(&rows[i], &rows[j]))
@@ -129,12 +130,10 @@ static int add_file(history *h, size_t *caps, const char *path, char *err,
             if (rows[j].status != OPCOST_STATUS_OK ||
                 !isfinite(rows[j].median_us) || !(w >= 0))
                 ok = 0;
-            else {
-                fx += w * rows[j].median_us;
-                fsum += w;
-            }
+            else
+                opcost_wmean_add(&mean, w, rows[j].median_us);
         }
-        if (!ok || !(fsum > 0))
+        if (!ok || isnan(opcost_wmean_value(&mean)))
             continue;
         size_t k = 0;
         while (k < h->ngroups && !same_key(&h->groups[k], &g, KEY_FIELDS))
@@ -148,7 +147,7 @@ static int add_file(history *h, size_t *caps, const char *path, char *err,
         }
         if (k == h->ngroups)
             h->groups[h->ngroups++] = g;
-        h->values[h->nvalues++] = (hvalue){run, k, fx / fsum};
+        h->values[h->nvalues++] = (hvalue){run, k, opcost_wmean_value(&mean)};
     }
     if (rc == OPCOST_PLOT_FAILED)
         opcost_errorf(err, errlen, "%s: out of memory", path);

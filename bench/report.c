@@ -1,5 +1,6 @@
 #include "report.h"
 #include "rowops_bridge.h"
+#include "stats.h"
 #include "timer.h"
 
 #include <math.h>
@@ -105,7 +106,7 @@ static void expected(const opcost_result *rows, size_t n, size_t first,
                      const char *path, const char *variant, double *per_call,
                      double *per_token, int *shapes)
 {
-    double fm = 0, f = 0, fb = 0;
+    opcost_wmean call = {0}, b = {0};
     int missing = 0;
     *shapes = 0;
     for (size_t i = first; i < n; ++i) {
@@ -118,12 +119,12 @@ static void expected(const opcost_result *rows, size_t n, size_t first,
             missing = 1;
             continue;
         }
-        fm += freq * rows[i].median_us;
-        f += freq;
-        fb += freq * (double)rows[i].B;
+        opcost_wmean_add(&call, freq, rows[i].median_us);
+        opcost_wmean_add(&b, freq, (double)rows[i].B);
     }
-    *per_call = missing || f == 0 ? NAN : fm / f;
-    *per_token = missing || fb == 0 ? NAN : fm / fb;
+    /* per token: sum freq * median / sum freq * B, the ratio of the means */
+    *per_call = missing ? NAN : opcost_wmean_value(&call);
+    *per_token = missing ? NAN : *per_call / opcost_wmean_value(&b);
 }
 
 void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)

@@ -470,6 +470,19 @@ static void write_row(FILE *f, const opcost_result *r)
     putc('\n', f);
 }
 
+/* The header (optionally) and rows, as the writer formats them. */
+static void print_rows(FILE *f, const opcost_result *rows, size_t n, int header)
+{
+    const numeric_scope scope = enter_c_numeric();
+    for (size_t i = 0; header && i < NCOLS; ++i)
+        fprintf(f, "%s%s", i ? "," : "", columns[i].name);
+    if (header)
+        putc('\n', f);
+    for (size_t i = 0; i < n; ++i)
+        write_row(f, &rows[i]);
+    leave_c_numeric(scope);
+}
+
 int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
                          char *err, size_t errlen)
 {
@@ -490,14 +503,21 @@ int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
     atomic_file a;
     if (atomic_open(&a, path, err, errlen))
         return -1;
-    const numeric_scope scope = enter_c_numeric();
-    for (size_t i = 0; i < NCOLS; ++i)
-        fprintf(a.f, "%s%s", i ? "," : "", columns[i].name);
-    putc('\n', a.f);
-    for (size_t i = 0; i < n; ++i)
-        write_row(a.f, &rows[i]);
-    leave_c_numeric(scope);
+    print_rows(a.f, rows, n, 1);
     return atomic_commit(&a, err, errlen);
+}
+
+int opcost_results_fprint(FILE *f, const opcost_result *rows, size_t n,
+                          int header, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; ++i) {
+        char where[64];
+        snprintf(where, sizeof where, "rows[%zu]", i);
+        if (opcost_result_check(&rows[i], where, err, errlen))
+            return -1;
+    }
+    print_rows(f, rows, n, header);
+    return 0;
 }
 
 /* ---- Reading: an RFC 4180 tokenizer over the whole file. */
@@ -1023,6 +1043,13 @@ int opcost_samples_path(const char *csv_path, char *buf, size_t len, char *err,
     return 0;
 }
 
+static void print_samples_header(FILE *f)
+{
+    for (size_t i = 0; i < NSAMPLE_COLS; ++i)
+        fprintf(f, "%s%s", i ? "," : "", sample_columns[i]);
+    putc('\n', f);
+}
+
 struct opcost_samples_writer {
     atomic_file file;
 };
@@ -1043,9 +1070,7 @@ int opcost_samples_open(opcost_samples_writer **w, const char *csv_path,
         free(s);
         return -1;
     }
-    for (size_t i = 0; i < NSAMPLE_COLS; ++i)
-        fprintf(s->file.f, "%s%s", i ? "," : "", sample_columns[i]);
-    putc('\n', s->file.f);
+    print_samples_header(s->file.f);
     *w = s;
     return 0;
 }
@@ -1055,14 +1080,11 @@ static int text_ok(const char *s, size_t size)
     return memchr(s, '\0', size) != NULL;
 }
 
-int opcost_samples_add(opcost_samples_writer *w, const opcost_result *row,
-                       int64_t point, int64_t rep, int64_t sample, double us,
-                       char *err, size_t errlen)
+/* One sample's line, checked as the reader checks it. */
+static int print_sample(FILE *f, const opcost_result *row, int64_t point,
+                        int64_t rep, int64_t sample, double us, char *err,
+                        size_t errlen)
 {
-    if (!w) {
-        snprintf(err, errlen, "w: NULL (did opcost_samples_open fail?)");
-        return -1;
-    }
     if (!row || !text_ok(row->run_id, sizeof row->run_id) ||
         !text_ok(row->path, sizeof row->path) ||
         !text_ok(row->variant, sizeof row->variant)) {
@@ -1083,7 +1105,6 @@ int opcost_samples_add(opcost_samples_writer *w, const opcost_result *row,
         snprintf(err, errlen, "us: %g must be finite and >= 0", us);
         return -1;
     }
-    FILE *f = w->file.f;
     write_text(f, row->run_id);
     fprintf(f, ",%" PRId64 ",", point);
     write_text(f, row->path);
@@ -1092,6 +1113,39 @@ int opcost_samples_add(opcost_samples_writer *w, const opcost_result *row,
     const numeric_scope scope = enter_c_numeric();
     fprintf(f, ",%" PRId64 ",%" PRId64 ",%.9g\n", rep, sample, us);
     leave_c_numeric(scope);
+    return 0;
+}
+
+int opcost_samples_add(opcost_samples_writer *w, const opcost_result *row,
+                       int64_t point, int64_t rep, int64_t sample, double us,
+                       char *err, size_t errlen)
+{
+    if (!w) {
+        snprintf(err, errlen, "w: NULL (did opcost_samples_open fail?)");
+        return -1;
+    }
+    return print_sample(w->file.f, row, point, rep, sample, us, err, errlen);
+}
+
+int opcost_samples_fprint(FILE *f, const opcost_result *rows, size_t nrows,
+                          const opcost_sample *samples, size_t n, int header,
+                          char *err, size_t errlen)
+{
+    if (header)
+        print_samples_header(f);
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_sample *s = &samples[i];
+        if (s->point < 0 || (uint64_t)s->point >= nrows) {
+            snprintf(err, errlen,
+                     "samples[%zu].point: %" PRId64 " is not a row index in "
+                     "[0, %zu)",
+                     i, s->point, nrows);
+            return -1;
+        }
+        if (print_sample(f, &rows[s->point], s->point, s->rep, s->sample, s->us,
+                         err, errlen))
+            return -1;
+    }
     return 0;
 }
 
@@ -1205,6 +1259,46 @@ static int parse_one_sample(reader *r, void *elem, const void *ctx)
     return parse_sample(r, c->rows, c->nrows, elem);
 }
 
+/* A sidecar that parses may still not be the rows' (truncated at a line,
+ * or another run's): each row's samples must number its n_samples (where
+ * set) and lie in its repetitions. */
+static int samples_match_rows(const char *path, const opcost_result *rows,
+                              size_t nrows, const opcost_sample *s, size_t n,
+                              char *err, size_t errlen)
+{
+    int64_t *count = calloc(nrows ? nrows : 1, sizeof *count);
+    if (!count) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; ++i) {
+        const opcost_result *row = &rows[s[i].point];
+        ++count[s[i].point];
+        if (row->reps != OPCOST_INT_NA && s[i].rep >= row->reps) {
+            snprintf(err, errlen,
+                     "%s: sample %zu: rep %" PRId64 " of point %" PRId64
+                     ", whose row has reps = %" PRId64,
+                     path, i + 1, s[i].rep, s[i].point, row->reps);
+            rc = -1;
+        }
+    }
+    for (size_t p = 0; p < nrows && rc == 0; ++p) {
+        const int64_t want = rows[p].n_samples;
+        /* a row without n_samples (an error mid-timing) may keep some */
+        if (want != OPCOST_INT_NA && count[p] != want) {
+            snprintf(err, errlen,
+                     "%s: point %zu (row %zu of the main CSV) has %" PRId64
+                     " samples, its row says n_samples = %" PRId64
+                     " (a truncated or mismatched sidecar)",
+                     path, p, p + 2, count[p], want);
+            rc = -1;
+        }
+    }
+    free(count);
+    return rc;
+}
+
 int opcost_samples_read(const char *csv_path, const opcost_result *rows,
                         size_t nrows, opcost_sample **samples, size_t *n,
                         char *err, size_t errlen)
@@ -1219,9 +1313,15 @@ int opcost_samples_read(const char *csv_path, const opcost_result *rows,
     const char *const *versions[] = {sample_columns};
     const size_t ncols[] = {NSAMPLE_COLS};
     int version;
-    const int rc =
-        read_table(path, versions, ncols, 1, &version, sizeof **samples,
-                   parse_one_sample, &ctx, &out, n, err, errlen);
+    int rc = read_table(path, versions, ncols, 1, &version, sizeof **samples,
+                        parse_one_sample, &ctx, &out, n, err, errlen);
     *samples = out;
+    if (rc == 0 && rows)
+        rc = samples_match_rows(path, rows, nrows, *samples, *n, err, errlen);
+    if (rc) {
+        free(*samples);
+        *samples = NULL;
+        *n = 0;
+    }
     return rc;
 }

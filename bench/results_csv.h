@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -117,6 +118,12 @@ int opcost_result_check(const opcost_result *row, const char *where, char *err,
 int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
                          char *err, size_t errlen);
 
+/* The writer's text to an open stream, without the atomic file: the
+ * header (when header) and the rows, each checked first (run.c's journal
+ * of a run, appended point by point). */
+int opcost_results_fprint(FILE *f, const opcost_result *rows, size_t n,
+                          int header, char *err, size_t errlen);
+
 /* ---- Parser: the exact header of one schema version (1 or later), its
  * fields a row (a column the file's version lacks reads as empty), types,
  * enums and the row rules, with "path:line:column: " errors. *rows is malloc'd
@@ -151,6 +158,12 @@ int opcost_samples_add(opcost_samples_writer *w, const opcost_result *row,
                        char *err, size_t errlen);
 int opcost_samples_commit(opcost_samples_writer *w, char *err, size_t errlen);
 void opcost_samples_abort(opcost_samples_writer *w);
+
+/* The sidecar's text to an open stream (the header when header), as
+ * opcost_samples_add writes it; samples[i].point indexes rows. */
+int opcost_samples_fprint(FILE *f, const opcost_result *rows, size_t nrows,
+                          const opcost_sample *samples, size_t n, int header,
+                          char *err, size_t errlen);
 
 /* All at once: samples[i].point indexes rows[0..nrows-1]. */
 int opcost_samples_write(const char *csv_path, const opcost_result *rows,

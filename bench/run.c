@@ -5,8 +5,10 @@
 #include "ceiling.h"
 #include "cupti_tracer.h"
 #include "hostinfo.h"
+#include "journal.h"
 #include "nvml_clock.h"
 #include "nvtx_ranges.h"
+#include "outpath.h"
 #include "report.h"
 #include "results_csv.h"
 #include "rowops_bridge.h"
@@ -16,11 +18,9 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef OPCOST_SOURCE_DIR
@@ -38,42 +38,6 @@ typedef struct run_device {
     char cupti_why[256];
     opcost_nvml *nvml;
 } run_device;
-
-static volatile sig_atomic_t interrupted;
-
-/* Creates the directories above path (mkdir -p) and checks the last one is
- * writable. */
-static int make_parent_dirs(const char *path, char *err, size_t len)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        *slash = '\0';
-    for (char *p = dir + 1; *p; ++p) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        mkdir(dir, 0755);
-        *p = '/';
-    }
-    if (dir[0])
-        mkdir(dir, 0755);
-    if (access(dir, W_OK)) {
-        snprintf(err, len, "directory '%.1000s' is not writable: %s", dir,
-                 strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 /* Growable arrays of rows and samples. */
 typedef struct run_out {
@@ -142,22 +106,23 @@ typedef struct case_list {
 } case_list;
 
 /* --quick keeps, per set, up to 4 evenly spaced rows of at most 2^22
- * elements: the smallest calls, where overheads show, at CI cost. */
-static int quick_keeps(const opcost_shape_set *set, size_t i)
+ * elements: the smallest calls, where overheads show, at CI cost. One
+ * pass per set (keep[k] for row k); B * N is never formed (it could
+ * overflow). */
+#define QUICK_MAX_ELEMS ((int64_t)1 << 22)
+
+static void quick_keeps(const opcost_shape_set *set, char *keep)
 {
-    size_t small = 0, rank = 0;
+    size_t small = 0;
     for (size_t k = 0; k < set->count; ++k) {
-        const int fits = set->rows[k].B * set->rows[k].N <= (1 << 22);
-        if (k == i && !fits)
-            return 0;
-        if (k < i && fits)
-            ++rank;
-        small += fits;
+        const opcost_shape *s = &set->rows[k];
+        keep[k] = s->B <= QUICK_MAX_ELEMS / s->N;
+        small += (size_t)keep[k];
     }
-    if (small <= 4)
-        return 1;
-    const size_t step = (small + 3) / 4;
-    return rank % step == 0;
+    const size_t step = small <= 4 ? 1 : (small + 3) / 4;
+    for (size_t k = 0, rank = 0; k < set->count; ++k)
+        if (keep[k])
+            keep[k] = rank++ % step == 0;
 }
 
 static int load_cases(const opcost_config *cfg, const run_device *dev,
@@ -185,13 +150,20 @@ static int load_cases(const opcost_config *cfg, const run_device *dev,
     const size_t llc =
         dev->cuda ? (size_t)dev->gpu.l2_bytes : opcost_llc_bytes(NULL, 0);
     const double avail = available_bytes();
+    size_t dtype_ok = 0; /* rows of the selected dtypes */
     for (int i = 0; i < cl->nsets; ++i) {
         const opcost_shape_set *set = &cl->sets[i];
+        char *keep = calloc(set->count, 1);
+        if (!keep)
+            return -1;
+        if (cfg->quick)
+            quick_keeps(set, keep);
         for (size_t k = 0; k < set->count; ++k) {
             const opcost_shape *s = &set->rows[k];
             if (cfg->dtype_mask && !(cfg->dtype_mask & (1u << s->dtype)))
                 continue;
-            if (cfg->quick && !quick_keeps(set, k))
+            ++dtype_ok;
+            if (cfg->quick && !keep[k])
                 continue;
             opcost_case *c = &cl->cases[cl->n];
             c->distribution = set->name;
@@ -214,6 +186,7 @@ static int load_cases(const opcost_config *cfg, const run_device *dev,
                     set->path, s->line, rowops_op_name(s->op), (long long)s->B,
                     (long long)s->N, rowops_dtype_name(s->dtype),
                     need / (1 << 30), avail / (1 << 30));
+                free(keep);
                 return -1;
             }
             if (dev->cuda && need > 0.8 * dev->gpu.free_bytes) {
@@ -229,11 +202,20 @@ static int load_cases(const opcost_config *cfg, const run_device *dev,
             }
             ++cl->n;
         }
+        free(keep);
     }
-    if (cl->n == 0) {
+    if (cl->n == 0 && dtype_ok == 0) {
         snprintf(err, len,
                  "--dtype: no shape of the selected sets has the "
                  "selected dtypes");
+        return -1;
+    }
+    if (cl->n == 0) {
+        snprintf(err, len,
+                 "--quick: every shape of the selected sets%s has more "
+                 "than 2^22 elements (B x N), the quick run's limit: run "
+                 "without --quick",
+                 cfg->dtype_mask ? " (of the selected dtypes)" : "");
         return -1;
     }
     return 0;
@@ -743,9 +725,14 @@ static int run_on(const opcost_config *cfg, run_device *dev)
     else
         snprintf(out_path, sizeof out_path, "%s/%s.csv", cfg->results_dir,
                  host.run_id);
-    /* Refuse an unwritable destination now, not after the run. */
-    if (make_parent_dirs(out_path, err, sizeof err)) {
-        fprintf(stderr, "opcost run: --out: %s\n", err);
+    /* Refuse an unwritable destination now, not after the run: the
+     * results file and its sidecar, regular files or new names only. */
+    char side[4096];
+    const char *what = cfg->out ? "--out" : "the results file";
+    if (opcost_samples_path(out_path, side, sizeof side, err, sizeof err) ||
+        opcost_output_path_check(what, out_path, err, sizeof err) ||
+        opcost_output_path_check(what, side, err, sizeof err)) {
+        fprintf(stderr, "opcost run: %s\n", err);
         free_cases(&cl);
         return 2;
     }
@@ -758,8 +745,12 @@ static int run_on(const opcost_config *cfg, run_device *dev)
     dev->rotate_bytes = ceiling.llc_bytes;
     opcost_report_header(stdout, cfg, &host, &ceiling,
                          dev->cuda ? &dev->gpu : NULL, cl.n, out_path);
-    signal(SIGINT, on_sigint);
-    signal(SIGTERM, on_sigint);
+    opcost_journal *journal;
+    if (opcost_journal_open(&journal, out_path, err, sizeof err)) {
+        fprintf(stderr, "opcost run: %s\n", err);
+        free_cases(&cl);
+        return 2;
+    }
     run_out out;
     memset(&out, 0, sizeof out);
     const int64_t start = opcost_now_ns();
@@ -773,7 +764,7 @@ static int run_on(const opcost_config *cfg, run_device *dev)
             distribution = cl.cases[i].distribution;
             opcost_nvtx_push(OPCOST_NVTX_DISTRIBUTION, distribution);
         }
-        if (interrupted) {
+        if (opcost_interrupted()) {
             /* every remaining point still gets its rows: skipped */
             for (int p = 0; p < cfg->npaths; ++p) {
                 const opcost_path *path = cfg->paths[p];
@@ -804,6 +795,8 @@ static int run_on(const opcost_config *cfg, run_device *dev)
             fprintf(stderr, "\nopcost run: %s\n", err);
             rc = 1;
         }
+        opcost_journal_add(journal, out.rows, out.nrows, out.samples,
+                           out.nsamples);
         opcost_report_progress(stderr, i + 1, cl.n,
                                opcost_seconds_since(start));
     }
@@ -812,6 +805,7 @@ static int run_on(const opcost_config *cfg, run_device *dev)
     opcost_nvtx_pop(OPCOST_NVTX_RUN);
     if (isatty(fileno(stderr)))
         fputc('\n', stderr);
+    opcost_journal_hold(journal);
     if (opcost_results_write(out_path, out.rows, out.nrows, err, sizeof err)) {
         /* never lose a run: fall back to the temporary directory */
         fprintf(stderr, "opcost run: %s\n", err);
@@ -827,6 +821,8 @@ static int run_on(const opcost_config *cfg, run_device *dev)
         fprintf(stderr, "opcost run: raw samples: %s\n", err);
         rc = 1;
     }
+    const int interrupted = opcost_interrupted();
+    opcost_journal_close(journal);
     if (rc == 0 || out.nrows) {
         opcost_report_summary(stdout, out.rows, out.nrows);
         printf("\n%zu rows written to %s (%.1f s)\n", out.nrows, out_path,

@@ -489,6 +489,15 @@ static void list_sets(const char *dir, char *buf, size_t len)
     free(names);
 }
 
+#ifndef OPCOST_SOURCE_DIR
+#define OPCOST_SOURCE_DIR "."
+#endif
+
+const char *opcost_default_shapes_dir(void)
+{
+    return OPCOST_SOURCE_DIR "/shapes";
+}
+
 int opcost_shape_set_resolve(const char *name_or_file, const char *shapes_dir,
                              char *path, size_t len, char *err, size_t errlen)
 {

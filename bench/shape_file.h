@@ -73,6 +73,11 @@ int opcost_shape_set_load(const char *path, opcost_shape_set *out, char *err,
 
 void opcost_shape_set_free(opcost_shape_set *set);
 
+/* Where shape-set names resolve by default: the source tree's shapes/
+ * (opcost run and opcost shapes check alike, whatever the current
+ * directory). */
+const char *opcost_default_shapes_dir(void);
+
 /* Finds the file of a shape set: an existing regular file is used as given;
  * a name like "llama-3.1-8b-conv" (no '/', no ".csv") means
  * <shapes_dir>/<name>.csv. Returns 0 with the file in path, or -1 with an

@@ -8,6 +8,9 @@ add_library(opcost_shapes STATIC
   bench/trace.c
   bench/derive.c)
 target_include_directories(opcost_shapes PUBLIC bench)
+# shape-set names resolve in the source tree's shapes/ (shape_file.c)
+target_compile_definitions(opcost_shapes PRIVATE
+  OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 target_compile_options(opcost_shapes PRIVATE ${OPCOST_WARNINGS})
 # rowops_kernels names the ops and dtypes; one name table for both.
 target_link_libraries(opcost_shapes PUBLIC rowops_kernels m)

@@ -90,7 +90,8 @@ static int check_samples(const double *x, size_t n, const opcost_summary *out,
 
 static double median_sorted(const double *s, size_t n)
 {
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    /* halves first: two samples near DBL_MAX must not average to Inf */
+    return n % 2 ? s[n / 2] : 0.5 * s[n / 2 - 1] + 0.5 * s[n / 2];
 }
 
 double opcost_median_inplace(double *x, size_t n)
@@ -99,6 +100,24 @@ double opcost_median_inplace(double *x, size_t n)
         return NAN;
     qsort(x, n, sizeof *x, cmp_double);
     return median_sorted(x, n);
+}
+
+void opcost_wmean_add(opcost_wmean *m, double w, double x)
+{
+    if (!(w > 0))
+        return;
+    if (w > m->wmax) {
+        m->wsum = m->wmax > 0 ? m->wsum * (m->wmax / w) : 0.0;
+        m->wmax = w;
+    }
+    const double r = w / m->wmax;
+    m->wsum += r;
+    m->mean += r / m->wsum * (x - m->mean);
+}
+
+double opcost_wmean_value(const opcost_wmean *m)
+{
+    return m->wsum > 0 ? m->mean : NAN;
 }
 
 static double rel_half_width(double lo, double hi, double median)

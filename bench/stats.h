@@ -68,6 +68,22 @@ int opcost_summarize(const double *x, size_t n, opcost_summary *out, char *err,
 int opcost_summarize_inplace(double *x, size_t n, opcost_summary *out,
                              char *err, size_t errlen);
 
+/* ---- Weighted means (a distribution's expected cost per call: sum freq *
+ * x / sum freq). Weights are kept relative to the largest so far and the
+ * mean is updated incrementally, so no finite positive weights or values
+ * overflow it (two shapes of freq 1e308 gave 0 with plain sums). */
+typedef struct opcost_wmean {
+    double mean;
+    double wsum; /* in units of wmax */
+    double wmax;
+} opcost_wmean;
+
+/* Adds x with weight w; weights that are not > 0 are ignored. */
+void opcost_wmean_add(opcost_wmean *m, double w, double x);
+
+/* The mean; NAN when no weight was added. */
+double opcost_wmean_value(const opcost_wmean *m);
+
 /* ---- Stopping rules.
  * After each sample the caller asks should_stop with all samples taken so
  * far in this repetition (microseconds) and the seconds elapsed since it

@@ -22,6 +22,7 @@
 
 #include "ceiling.h"
 #include "results_csv.h"
+#include "stats.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -130,7 +131,7 @@ static void bandwidth(const pool *p)
 static double expected(const pool *p, const char *dist, const char *path,
                        const char *dtype, const char *layout, int *shapes)
 {
-    double fm = 0, f = 0;
+    opcost_wmean m = {0};
     int bad = 0;
     *shapes = 0;
     for (size_t i = 0; i < p->n; ++i) {
@@ -145,11 +146,9 @@ static double expected(const pool *p, const char *dist, const char *path,
             bad = 1;
             continue;
         }
-        const double freq = atof(r->freq);
-        fm += freq * r->median_us;
-        f += freq;
+        opcost_wmean_add(&m, atof(r->freq), r->median_us);
     }
-    return bad || f == 0 ? NAN : fm / f;
+    return bad ? NAN : opcost_wmean_value(&m);
 }
 
 static void expected_row(const pool *p, const char *dist, const char *dtype,

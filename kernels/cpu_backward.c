@@ -4,10 +4,20 @@
  * h and rstd and reduces mean(gw * n); pass 2 writes grad_h and adds
  * grad_out * n to the caller's weight-gradient partial row. Saving h and
  * rstd (not x and residual) is what the forward's residual_out gives for
- * free; recomputing n costs one multiply per element. The row helpers are
+ * free; recomputing n costs one multiply per element. Both reductions are
+ * blocked (rowops_sum.h), so their error does not grow with N or with the
+ * rows: mean(gw * n) as the forward's sum of squares (four partials per
+ * block of DOT_BLOCK elements, block sums compensated in double), the
+ * weight gradient over blocks of ROWOPS_SUM_LANE_TERMS rows summed in the
+ * accumulation dtype, then compensated in double. The row helpers are
  * generated once per accumulation type. */
 #include "rowops.h"
 #include "rowops_elem.h"
+#include "rowops_sum.h"
+
+#include <string.h>
+
+#define DOT_BLOCK (4 * ROWOPS_SUM_LANE_TERMS)
 
 static float load_acc_f(const void *base, int64_t i, rowops_dtype dt)
 {
@@ -63,15 +73,20 @@ static int64_t scalar_offset(const rowops_tensor *t, int64_t row)
                 ? LOAD(c->grad_rstd.data, scalar_offset(&c->grad_rstd, row),   \
                        c->grad_rstd.dtype)                                     \
                 : (ACC)0;                                                      \
-        /* pass 1: dot = sum(gw * n), four partial sums */                     \
-        ACC a[4] = {0, 0, 0, 0};                                               \
-        for (int64_t i = 0; i < n; ++i) {                                      \
-            ACC gw = LOAD(g, i * sg, dt);                                      \
-            if (w)                                                             \
-                gw *= LOAD(w, i * sw, wdt);                                    \
-            a[i & 3] += gw * (LOAD(h, i * sh, dt) * r);                        \
+        /* pass 1: dot = sum(gw * n), four partials per block */               \
+        rowops_sum total = {0, 0};                                             \
+        for (int64_t i = 0; i < n;) {                                          \
+            const int64_t e = rowops_sum_block_end(i, DOT_BLOCK, n);           \
+            ACC a[4] = {0, 0, 0, 0};                                           \
+            for (; i < e; ++i) {                                               \
+                ACC gw = LOAD(g, i * sg, dt);                                  \
+                if (w)                                                         \
+                    gw *= LOAD(w, i * sw, wdt);                                \
+                a[i & 3] += gw * (LOAD(h, i * sh, dt) * r);                    \
+            }                                                                  \
+            rowops_sum_add(&total, (double)((a[0] + a[1]) + (a[2] + a[3])));   \
         }                                                                      \
-        const ACC dot = (a[0] + a[1]) + (a[2] + a[3]);                         \
+        const ACC dot = (ACC)rowops_sum_value(&total);                         \
         const ACC inv_n = (ACC)1 / (ACC)(n > 0 ? n : 1);                       \
         const ACC k = (r * dot + grstd * r * r) * inv_n;                       \
         /* pass 2: grad_h, and the weight gradient's partial row */            \
@@ -91,15 +106,62 @@ static int64_t scalar_offset(const rowops_tensor *t, int64_t row)
 DEFINE_BACKWARD_ROW(f, float, load_acc_f, store_acc_f)
 DEFINE_BACKWARD_ROW(d, double, load_acc_d, store_acc_d)
 
+size_t rowops_backward_scratch_bytes(const rowops_backward_call *call)
+{
+    const int64_t n = call->h.sizes[call->h.rank - 1];
+    const size_t acc =
+        call->h.dtype == ROWOPS_F64 ? sizeof(double) : sizeof(float);
+    return (size_t)n * (sizeof(double) + acc);
+}
+
+/* Adds the block row (N accumulators) into the compensated sums (s, c). */
+static void flush_block(const void *block, int f64, double *s, double *c,
+                        int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        rowops_sum t = {s[i], c[i]};
+        rowops_sum_add(&t, f64 ? ((const double *)block)[i]
+                               : (double)((const float *)block)[i]);
+        s[i] = t.s;
+        c[i] = t.c;
+    }
+}
+
 void rowops_cpu_backward_strided(const rowops_backward_call *call,
                                  int64_t row_begin, int64_t row_end,
-                                 void *weight_grad_partial)
+                                 double *weight_grad, void *scratch)
 {
-    const int fused = call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    for (int64_t row = row_begin; row < row_end; ++row) {
-        if (call->h.dtype == ROWOPS_F64)
-            backward_row_d(call, row, fused ? weight_grad_partial : NULL);
-        else
-            backward_row_f(call, row, fused ? weight_grad_partial : NULL);
+    const int f64 = call->h.dtype == ROWOPS_F64;
+    if (call->op != ROWOPS_OP_FUSED_ADD_RMS_NORM || !weight_grad) {
+        for (int64_t row = row_begin; row < row_end; ++row) {
+            if (f64)
+                backward_row_d(call, row, NULL);
+            else
+                backward_row_f(call, row, NULL);
+        }
+        return;
+    }
+    const int64_t n = call->h.sizes[call->h.rank - 1];
+    double *comp = scratch;
+    void *block = comp + n;
+    const size_t block_bytes =
+        (size_t)n * (f64 ? sizeof(double) : sizeof(float));
+    for (int64_t i = 0; i < n; ++i)
+        weight_grad[i] = comp[i] = 0.0;
+    for (int64_t row = row_begin; row < row_end;) {
+        const int64_t e =
+            rowops_sum_block_end(row, ROWOPS_SUM_LANE_TERMS, row_end);
+        memset(block, 0, block_bytes);
+        for (; row < e; ++row) {
+            if (f64)
+                backward_row_d(call, row, block);
+            else
+                backward_row_f(call, row, block);
+        }
+        flush_block(block, f64, weight_grad, comp, n);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        const rowops_sum t = {weight_grad[i], comp[i]};
+        weight_grad[i] = rowops_sum_value(&t);
     }
 }

@@ -30,8 +30,9 @@
  * rows in one L1 set) from evicting half-written lines.
  *
  * Each column's square is added to a per-block partial sum, blocks to a
- * per-chunk sum (CHUNK_BLOCKS), chunks to the total: the float32 error
- * stays well below a serial sum's on wide rows.
+ * per-chunk sum (CHUNK_BLOCKS), chunks to the total in double (as
+ * rowops_sum.h's blocked sums): each float32 lane adds at most one block's
+ * columns then CHUNK_BLOCKS block sums, so the error does not grow with N.
  *
  * A range that is not a multiple of the unit ends with one unit moved back
  * (or forward) to lie inside the tensor: rows outside [row_begin, row_end)
@@ -345,9 +346,12 @@ ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
      * columns, so loads stay in flight through the transposes. (About
      * 40 KiB of stack in all, with the tile's row pointers.) */
     __m256i st[2][MAX_UNITS][LINE_BYTES / 2];
-    __m256 acc[2 * MAX_UNITS], chunk[2 * MAX_UNITS], tot[2 * MAX_UNITS];
-    for (int a = 0; a < nacc; ++a)
-        chunk[a] = tot[a] = _mm256_setzero_ps();
+    __m256 acc[2 * MAX_UNITS], chunk[2 * MAX_UNITS];
+    __m256d tot[2][2 * MAX_UNITS]; /* lanes 0-3 and 4-7 of each chunk */
+    for (int a = 0; a < nacc; ++a) {
+        chunk[a] = _mm256_setzero_ps();
+        tot[0][a] = tot[1][a] = _mm256_setzero_pd();
+    }
     int64_t j = 0, prev_j = 0;
     int prev_nq = 0, done = nu; /* units of the previous block stored */
 #define EMIT_PREV(upto)                                                        \
@@ -416,20 +420,30 @@ ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
         j += nq;
         if ((blk + 1) % CHUNK_BLOCKS == 0 || j >= n)
             for (int a = 0; a < nacc; ++a) {
-                tot[a] = _mm256_add_ps(tot[a], chunk[a]);
+                tot[0][a] = _mm256_add_pd(
+                    tot[0][a],
+                    _mm256_cvtps_pd(_mm256_castps256_ps128(chunk[a])));
+                tot[1][a] = _mm256_add_pd(
+                    tot[1][a],
+                    _mm256_cvtps_pd(_mm256_extractf128_ps(chunk[a], 1)));
                 chunk[a] = _mm256_setzero_ps();
             }
     }
     EMIT_PREV(nu); /* the last block (blk - 1) */
 #undef EMIT_PREV
+    /* the totals in float (a sum beyond its range: the contract's Inf) */
+    __m256 totf[2 * MAX_UNITS];
+    for (int a = 0; a < nacc; ++a)
+        totf[a] = _mm256_set_m128(_mm256_cvtpd_ps(tot[1][a]),
+                                  _mm256_cvtpd_ps(tot[0][a]));
     for (int u = 0; u < nu; ++u) {
         if (is16) {
             __m256 a, b;
-            layout16(tot[2 * u], tot[2 * u + 1], &a, &b, bf);
+            layout16(totf[2 * u], totf[2 * u + 1], &a, &b, bf);
             _mm256_storeu_ps(sums + u * 16, a);
             _mm256_storeu_ps(sums + u * 16 + 8, b);
         } else {
-            _mm256_storeu_ps(sums + u * 8, tot[u]);
+            _mm256_storeu_ps(sums + u * 8, totf[u]);
         }
     }
 }

@@ -15,6 +15,7 @@
 
 #include "rowops.h"
 #include "rowops_elem.h"
+#include "rowops_sum.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -22,6 +23,21 @@
 /* Rows up to this many elements keep h in a stack scratch row (two of
  * 32 KiB); wider rows re-read it in pass 2. */
 #define SCRATCH_ELEMS 8192
+
+/* Elements per chunk of the sum of squares: each lane of the two vector
+ * accumulators adds one term per block, so ROWOPS_SUM_LANE_TERMS per
+ * chunk; chunk sums are added in double (rowops_sum.h). One horizontal sum
+ * per chunk (2048 or 4096 elements) costs nothing measurable. */
+#define FAST_CHUNK ((int64_t)FAST_BLOCK * ROWOPS_SUM_LANE_TERMS)
+
+/* The row's sum of squares in float from its chunk sums and scalar tail (a
+ * sum beyond float's range is the contract's Inf case). */
+static inline float chunked_sum(const rowops_sum *chunks, float tail)
+{
+    rowops_sum t = *chunks;
+    rowops_sum_add(&t, tail);
+    return (float)rowops_sum_value(&t);
+}
 
 typedef struct row_ctx {
     int64_t n;
@@ -142,14 +158,26 @@ static void row_pointers(const rowops_call *c, int64_t row, row_ptrs *p)
 #define SUM_OK_f32(sum) 1
 
 #define DEFINE_DRIVERS(D, DT)                                                  \
+    /* Pass 1 of one row into s (NULL: none); returns its sum of squares. */   \
+    static float first_##D(const row_ctx *k, const row_ptrs *p, float *s)      \
+    {                                                                          \
+        const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
+        rowops_sum acc = {0, 0};                                               \
+        for (int64_t c = 0; c < blocks; c += FAST_CHUNK) {                     \
+            const int64_t ce = rowops_sum_block_end(c, FAST_CHUNK, blocks);    \
+            FAST_VEC a0 = FAST_ZERO(), a1 = a0;                                \
+            for (int64_t i = c; i < ce; i += FAST_BLOCK)                       \
+                p1_##D(k, p->x, p->r, p->h, s, i, &a0, &a1);                   \
+            rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                          \
+        }                                                                      \
+        return chunked_sum(&acc, tail1(k, DT, p, s, blocks));                  \
+    }                                                                          \
+                                                                               \
     /* One row, pass 1 then pass 2 (no scratch). 0: redo the row. */           \
     static int wide_##D(const row_ctx *k, const row_ptrs *p)                   \
     {                                                                          \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
-        FAST_VEC a0 = FAST_ZERO(), a1 = a0;                                    \
-        for (int64_t i = 0; i < blocks; i += FAST_BLOCK)                       \
-            p1_##D(k, p->x, p->r, p->h, NULL, i, &a0, &a1);                    \
-        const float sum = FAST_HSUM2(a0, a1) + tail1(k, DT, p, NULL, blocks);  \
+        const float sum = first_##D(k, p, NULL);                               \
         if (!SUM_OK_##D(sum))                                                  \
             return 0;                                                          \
         const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);           \
@@ -162,16 +190,6 @@ static void row_pointers(const rowops_call *c, int64_t row, row_ptrs *p)
         tail2(k, DT, p, NULL, blocks, rstd);                                   \
         *p->rstd = rstd;                                                       \
         return 1;                                                              \
-    }                                                                          \
-                                                                               \
-    /* Pass 1 of one row into s; returns its sum of squares. */                \
-    static float first_##D(const row_ctx *k, const row_ptrs *p, float *s)      \
-    {                                                                          \
-        const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
-        FAST_VEC a0 = FAST_ZERO(), a1 = a0;                                    \
-        for (int64_t i = 0; i < blocks; i += FAST_BLOCK)                       \
-            p1_##D(k, p->x, p->r, p->h, s, i, &a0, &a1);                       \
-        return FAST_HSUM2(a0, a1) + tail1(k, DT, p, s, blocks);                \
     }                                                                          \
                                                                                \
     /* Rows [b, e) pipelined; rows whose sum fails are redone strided. */      \
@@ -195,20 +213,26 @@ static void row_pointers(const rowops_call *c, int64_t row, row_ptrs *p)
             } else {                                                           \
                 const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);   \
                 const FAST_VEC rv = FAST_SET1(rstd);                           \
-                FAST_VEC a0 = FAST_ZERO(), a1 = a0;                            \
-                for (int64_t i = 0; i < blocks; i += FAST_BLOCK) {             \
-                    p2_##D(k, FAST_LOAD(s_cur + i),                            \
-                           FAST_LOAD(s_cur + i + FAST_BLOCK / 2), cur.h,       \
-                           cur.out, i, rv);                                    \
-                    if (more)                                                  \
-                        p1_##D(k, next.x, next.r, next.h, s_next, i, &a0,      \
-                               &a1);                                           \
+                rowops_sum acc = {0, 0};                                       \
+                for (int64_t ch = 0; ch < blocks; ch += FAST_CHUNK) {          \
+                    const int64_t ce =                                         \
+                        rowops_sum_block_end(ch, FAST_CHUNK, blocks);          \
+                    FAST_VEC a0 = FAST_ZERO(), a1 = a0;                        \
+                    for (int64_t i = ch; i < ce; i += FAST_BLOCK) {            \
+                        p2_##D(k, FAST_LOAD(s_cur + i),                        \
+                               FAST_LOAD(s_cur + i + FAST_BLOCK / 2), cur.h,   \
+                               cur.out, i, rv);                                \
+                        if (more)                                              \
+                            p1_##D(k, next.x, next.r, next.h, s_next, i, &a0,  \
+                                   &a1);                                       \
+                    }                                                          \
+                    rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                  \
                 }                                                              \
                 tail2(k, DT, &cur, s_cur, blocks, rstd);                       \
                 *cur.rstd = rstd;                                              \
                 if (more)                                                      \
-                    next_sum = FAST_HSUM2(a0, a1) +                            \
-                               tail1(k, DT, &next, s_next, blocks);            \
+                    next_sum = chunked_sum(                                    \
+                        &acc, tail1(k, DT, &next, s_next, blocks));            \
             }                                                                  \
             float *t = s_cur;                                                  \
             s_cur = s_next;                                                    \

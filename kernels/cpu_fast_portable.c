@@ -5,10 +5,14 @@
 #include "cpu_fast_rows.h"
 #include "rowops.h"
 #include "rowops_elem.h"
+#include "rowops_sum.h"
 
 #include <math.h>
 
 #define BLOCK 8
+/* Each of the BLOCK lanes adds ROWOPS_SUM_LANE_TERMS squares per chunk;
+ * chunk sums are added in double (rowops_sum.h). */
+#define CHUNK (BLOCK * ROWOPS_SUM_LANE_TERMS)
 
 static inline float f32_id(float v)
 {
@@ -22,30 +26,39 @@ static inline float f32_id(float v)
     {                                                                          \
         const T *x = vx, *r = vr;                                              \
         T *out = vout, *h = vh;                                                \
-        float acc[BLOCK] = {0};                                                \
         const T *src = h ? h : x;                                              \
-        int64_t i = 0;                                                         \
-        for (; i + BLOCK <= n; i += BLOCK) {                                   \
-            float v[BLOCK];                                                    \
-            for (int k = 0; k < BLOCK; ++k) {                                  \
-                if (h)                                                         \
-                    h[i + k] = FROM_F(TO_F(x[i + k]) + TO_F(r[i + k]));        \
-                v[k] = TO_F(src[i + k]);                                       \
+        const int64_t blocks = n / BLOCK * BLOCK;                              \
+        rowops_sum total = {0, 0};                                             \
+        for (int64_t c = 0; c < blocks; c += CHUNK) {                          \
+            const int64_t ce = rowops_sum_block_end(c, CHUNK, blocks);         \
+            float acc[BLOCK] = {0};                                            \
+            for (int64_t i = c; i < ce; i += BLOCK) {                          \
+                float v[BLOCK];                                                \
+                for (int k = 0; k < BLOCK; ++k) {                              \
+                    if (h)                                                     \
+                        h[i + k] = FROM_F(TO_F(x[i + k]) + TO_F(r[i + k]));    \
+                    v[k] = TO_F(src[i + k]);                                   \
+                }                                                              \
+                for (int k = 0; k < BLOCK; ++k)                                \
+                    acc[k] += v[k] * v[k];                                     \
             }                                                                  \
+            float chunk = 0.f;                                                 \
             for (int k = 0; k < BLOCK; ++k)                                    \
-                acc[k] += v[k] * v[k];                                         \
+                chunk += acc[k];                                               \
+            rowops_sum_add(&total, chunk);                                     \
         }                                                                      \
-        float sum = 0.f;                                                       \
-        for (; i < n; ++i) {                                                   \
+        float tail = 0.f;                                                      \
+        for (int64_t i = blocks; i < n; ++i) {                                 \
             if (h)                                                             \
                 h[i] = FROM_F(TO_F(x[i]) + TO_F(r[i]));                        \
             const float v = TO_F(src[i]);                                      \
-            sum += v * v;                                                      \
+            tail += v * v;                                                     \
         }                                                                      \
-        for (int k = 0; k < BLOCK; ++k)                                        \
-            sum += acc[k];                                                     \
+        rowops_sum_add(&total, tail);                                          \
+        /* in float: a sum beyond float's range is the contract's Inf */       \
+        const float sum = (float)rowops_sum_value(&total);                     \
         const float rstd = 1.0f / sqrtf(sum / (float)n + eps);                 \
-        for (i = 0; i < n; ++i) {                                              \
+        for (int64_t i = 0; i < n; ++i) {                                      \
             float y = TO_F(src[i]) * rstd;                                     \
             if (w)                                                             \
                 y *= w_f32 ? ((const float *)w)[i] : TO_F(((const T *)w)[i]);  \

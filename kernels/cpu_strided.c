@@ -3,13 +3,45 @@
  * Per row, pass 1 reads the inputs (for the fused op it forms h, stores it to
  * residual_out and accumulates h^2), pass 2 reads x (or h back from
  * residual_out) and writes out. Reading h back instead of recomputing it is
- * what makes the in-place form safe. Four partial sums keep the float32
- * accumulation error low on long rows. The row helpers are generated once
- * per storage type so every inner loop is branch-free. */
+ * what makes the in-place form safe. The sum of squares is blocked
+ * (rowops_sum.h): four partials over blocks of SUMSQ_BLOCK elements, the
+ * block sums added in double, so its error does not grow with N. The row
+ * helpers are generated once per storage type so every inner loop is
+ * branch-free. */
 #include "rowops.h"
 #include "rowops_elem.h"
+#include "rowops_sum.h"
 
 #include <math.h>
+
+/* Four partials of ROWOPS_SUM_LANE_TERMS terms each per block. */
+#define SUMSQ_BLOCK (4 * ROWOPS_SUM_LANE_TERMS)
+
+/* The sum of squares of n elements at stride s, accumulated in ACC. */
+#define DEFINE_SUMSQ(SUF, T, ACC, TO_ACC)                                      \
+    static double sumsq_##SUF(const T *p, int64_t s, int64_t n)                \
+    {                                                                          \
+        rowops_sum total = {0, 0};                                             \
+        for (int64_t i = 0; i < n;) {                                          \
+            const int64_t e = rowops_sum_block_end(i, SUMSQ_BLOCK, n);         \
+            ACC a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                \
+            for (; i + 4 <= e; i += 4) {                                       \
+                const ACC v0 = TO_ACC(p[i * s]), v1 = TO_ACC(p[(i + 1) * s]);  \
+                const ACC v2 = TO_ACC(p[(i + 2) * s]);                         \
+                const ACC v3 = TO_ACC(p[(i + 3) * s]);                         \
+                a0 += v0 * v0;                                                 \
+                a1 += v1 * v1;                                                 \
+                a2 += v2 * v2;                                                 \
+                a3 += v3 * v3;                                                 \
+            }                                                                  \
+            for (; i < e; ++i) {                                               \
+                const ACC v = TO_ACC(p[i * s]);                                \
+                a0 += v * v;                                                   \
+            }                                                                  \
+            rowops_sum_add(&total, (double)((a0 + a1) + (a2 + a3)));           \
+        }                                                                      \
+        return rowops_sum_value(&total);                                       \
+    }
 
 static inline float f32_id(float v)
 {
@@ -17,24 +49,7 @@ static inline float f32_id(float v)
 }
 
 #define DEFINE_ROW_HELPERS(SUF, T, TO_F, FROM_F)                               \
-    static float sumsq_##SUF(const T *p, int64_t s, int64_t n)                 \
-    {                                                                          \
-        float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;                          \
-        int64_t i = 0;                                                         \
-        for (; i + 4 <= n; i += 4) {                                           \
-            const float v0 = TO_F(p[i * s]), v1 = TO_F(p[(i + 1) * s]);        \
-            const float v2 = TO_F(p[(i + 2) * s]), v3 = TO_F(p[(i + 3) * s]);  \
-            a0 += v0 * v0;                                                     \
-            a1 += v1 * v1;                                                     \
-            a2 += v2 * v2;                                                     \
-            a3 += v3 * v3;                                                     \
-        }                                                                      \
-        for (; i < n; ++i) {                                                   \
-            const float v = TO_F(p[i * s]);                                    \
-            a0 += v * v;                                                       \
-        }                                                                      \
-        return (a0 + a1) + (a2 + a3);                                          \
-    }                                                                          \
+    DEFINE_SUMSQ(SUF, T, float, TO_F)                                          \
     static void add_##SUF(const T *x, int64_t sx, const T *r, int64_t sr,      \
                           T *h, int64_t sh, int64_t n)                         \
     {                                                                          \
@@ -72,7 +87,9 @@ static inline float f32_id(float v)
             src = h;                                                           \
             ss = c->residual_out.strides[rk];                                  \
         }                                                                      \
-        const float mean = sumsq_##SUF(src, ss, n) / (float)(n > 0 ? n : 1);   \
+        /* in float: a sum beyond float's range is the contract's Inf */       \
+        const float sum = (float)sumsq_##SUF(src, ss, n);                      \
+        const float mean = sum / (float)(n > 0 ? n : 1);                       \
         const float rstd = 1.0f / sqrtf(mean + (float)c->eps);                 \
         scale_##SUF(src, ss, rstd, w, c->weight.dtype,                         \
                     w ? c->weight.strides[0] : 0, out, c->out.strides[rk], n); \
@@ -82,6 +99,13 @@ static inline float f32_id(float v)
 DEFINE_ROW_HELPERS(f32, float, f32_id, f32_id)
 DEFINE_ROW_HELPERS(f16, uint16_t, rowops_f16_to_f32, rowops_f32_to_f16)
 DEFINE_ROW_HELPERS(bf16, uint16_t, rowops_bf16_to_f32, rowops_f32_to_bf16)
+
+static inline double f64_id(double v)
+{
+    return v;
+}
+
+DEFINE_SUMSQ(f64, double, double, f64_id)
 
 /* float64: double accumulation; weight is float64 or float32. */
 static void row_f64(const rowops_call *c, const double *x, const double *r,
@@ -99,18 +123,11 @@ static void row_f64(const rowops_call *c, const double *x, const double *r,
         src = h;
         ss = sh;
     }
-    double a[4] = {0., 0., 0., 0.};
-    int64_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; ++k)
-            a[k] += src[(i + k) * ss] * src[(i + k) * ss];
-    for (; i < n; ++i)
-        a[0] += src[i * ss] * src[i * ss];
-    const double mean = ((a[0] + a[1]) + (a[2] + a[3])) / (double)(n ? n : 1);
+    const double mean = sumsq_f64(src, ss, n) / (double)(n ? n : 1);
     const double rstd = 1.0 / sqrt(mean + c->eps);
     const int64_t so = c->out.strides[rk];
     const int64_t sw = w ? c->weight.strides[0] : 0;
-    for (i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < n; ++i) {
         double y = src[i * ss] * rstd;
         if (w)
             y *= rowops_load_d(w, i * sw, c->weight.dtype);

@@ -166,12 +166,15 @@ typedef struct rowops_backward_call {
 rowops_choice rowops_choose_backward(const rowops_backward_call *call);
 
 /* Strided CPU backward over rows [row_begin, row_end): any strides, every
- * dtype, float32 accumulation (float64 for float64). weight_grad_partial is
- * a contiguous row of N accumulators (float, or double for float64) that
- * the rows' grad_out * n are added to; NULL for rms_norm_rows. */
+ * dtype, float32 accumulation (float64 for float64). For the fused op,
+ * weight_grad (N doubles, written) receives those rows' weight gradient,
+ * the sum over them of grad_out * n, summed in blocks of rows (rowops_sum.h)
+ * with scratch of rowops_backward_scratch_bytes(call) bytes; both NULL for
+ * rms_norm_rows. Threads may each take a range (two-stage sum). */
 void rowops_cpu_backward_strided(const rowops_backward_call *call,
                                  int64_t row_begin, int64_t row_end,
-                                 void *weight_grad_partial);
+                                 double *weight_grad, void *scratch);
+size_t rowops_backward_scratch_bytes(const rowops_backward_call *call);
 
 /* CUDA backward (any strides, every dtype): grad_h, and for the fused op
  * the weight gradient in two stages: the row kernel adds each block's rows

@@ -6,7 +6,14 @@
 // op), rstd and weight; the normalized row h * rstd is recomputed. h is an
 // output the model keeps anyway as its residual stream; rstd costs 4 bytes
 // per row (README: "Training").
+//
+// Forward-mode AD (torch.func.jvp/jacfwd, torch.autograd.forward_ad): the
+// kernels have no tangent formula, so a call whose inputs carry a tangent
+// runs the aten reference composite instead (ops/reference.cpp: the same
+// contract), whose aten ops propagate tangents and, when asked, record
+// the reverse graph too.
 #include "op_handle.h"
+#include "reference.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/grad_mode.h>
@@ -201,6 +208,21 @@ class FusedAddRmsNormBackward
     }
 };
 
+// Any input with a forward-mode tangent (dual level 0, the one level
+// forward AD and functorch's jvp use).
+bool has_tangent(std::initializer_list<const Tensor *> inputs)
+{
+    for (const Tensor *t : inputs)
+        if (t->defined() && t->_fw_grad(0).defined())
+            return true;
+    return false;
+}
+
+bool has_tangent(const std::optional<Tensor> &t)
+{
+    return t.has_value() && has_tangent({&*t});
+}
+
 // Without a tensor that requires grad (or with grad mode off) no graph is
 // recorded: the call goes straight below autograd, skipping
 // Function::apply's bookkeeping (about 1 us per call, measured at B = 1).
@@ -216,6 +238,8 @@ bool records_graph(std::initializer_list<const Tensor *> inputs)
 
 std::tuple<Tensor, Tensor> rms_norm_rows_autograd(const Tensor &x, double eps)
 {
+    if (has_tangent({&x}))
+        return rms_norm_rows_reference(x, eps);
     if (!records_graph({&x})) {
         const auto &fwd = rows_forward();
         at::AutoDispatchBelowADInplaceOrView below_autograd;
@@ -229,6 +253,8 @@ std::tuple<Tensor, Tensor, Tensor>
 fused_add_rms_norm_autograd(const Tensor &x, const Tensor &residual,
                             const Tensor &weight, double eps)
 {
+    if (has_tangent({&x, &residual, &weight}))
+        return fused_add_rms_norm_reference(x, residual, weight, eps);
     if (!records_graph({&x, &residual, &weight})) {
         const auto &fwd = fused_forward();
         at::AutoDispatchBelowADInplaceOrView below_autograd;
@@ -242,6 +268,21 @@ void fused_add_rms_norm_inplace_autograd(const Tensor &x,
                                          const Tensor &residual,
                                          const Tensor &weight, double eps)
 {
+    if (has_tangent({&x, &residual, &weight})) {
+        // The reference's results copied in: copy_ carries the tangents
+        // into x and residual. The reverse graph it would record too
+        // would make the in-place form differentiable in this mode only.
+        TORCH_CHECK(!records_graph({&x, &residual, &weight}),
+                    "rowops.fused_add_rms_norm_: forward-mode AD (a tangent on "
+                    "x, residual or weight) together with reverse mode (an "
+                    "input that requires grad) is not supported by the "
+                    "in-place form; use rowops.fused_add_rms_norm");
+        auto [out, h, rstd] =
+            fused_add_rms_norm_reference(x, residual, weight, eps);
+        residual.copy_(h);
+        x.copy_(out);
+        return;
+    }
     // Writes to tensors that require grad, or to views of ones that do,
     // go through the Function so the graph sees them (and refuses them).
     if (!records_graph({&x, &residual, &weight}) && !x.is_view() &&
@@ -262,6 +303,8 @@ Tensor rms_norm_rows_backward_autograd(const Tensor &grad_y,
                                        const std::optional<Tensor> &grad_rstd,
                                        const Tensor &x, const Tensor &rstd)
 {
+    if (has_tangent({&grad_y, &x, &rstd}) || has_tangent(grad_rstd))
+        return rms_norm_rows_backward_reference(grad_y, grad_rstd, x, rstd);
     return RmsNormRowsBackward::apply(grad_y, grad_rstd, x, rstd)[0];
 }
 
@@ -270,6 +313,10 @@ std::tuple<Tensor, Tensor> fused_add_rms_norm_backward_autograd(
     const std::optional<Tensor> &grad_rstd, const Tensor &residual_out,
     const Tensor &weight, const Tensor &rstd)
 {
+    if (has_tangent({&grad_out, &residual_out, &weight, &rstd}) ||
+        has_tangent(grad_residual_out) || has_tangent(grad_rstd))
+        return fused_add_rms_norm_backward_reference(
+            grad_out, grad_residual_out, grad_rstd, residual_out, weight, rstd);
     auto out = FusedAddRmsNormBackward::apply(
         grad_out, grad_residual_out, grad_rstd, residual_out, weight, rstd);
     return {out[0], out[1]};

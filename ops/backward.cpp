@@ -18,27 +18,34 @@ namespace
 {
 
 // Stage 1: each of P contiguous row chunks (P = the thread count, so one
-// per thread) accumulates grad_out * n into its own float32 (float64)
-// partial row; stage 2 sums the P rows in that dtype. Deterministic for a
-// given thread count. Returns the [P, N] partials (P = 0 for no rows).
+// per thread) sums its rows' grad_out * n into its own float64 partial
+// row (blocked: rowops_cpu_backward_strided); stage 2 sums the P rows in
+// float64. Deterministic for a given thread count. Returns the [P, N]
+// partials (P = 0 without a weight gradient).
 at::Tensor run_backward_cpu(const rowops_backward_call &call, int64_t rows,
                             int64_t n, bool weight_grad)
 {
     const int64_t chunks =
         std::max<int64_t>(1, std::min<int64_t>(rows, at::get_num_threads()));
-    const at::ScalarType acc =
-        call.h.dtype == ROWOPS_F64 ? at::kDouble : at::kFloat;
-    at::Tensor partial =
-        at::zeros({weight_grad ? chunks : 0, n}, at::TensorOptions(acc));
+    const at::TensorOptions bytes = at::TensorOptions(at::kByte);
+    at::Tensor partial = at::empty({weight_grad ? chunks : 0, n},
+                                   at::TensorOptions(at::kDouble));
+    const int64_t scratch_bytes =
+        weight_grad ? static_cast<int64_t>(rowops_backward_scratch_bytes(&call))
+                    : 0;
+    at::Tensor scratch =
+        at::empty({weight_grad ? chunks : 0, scratch_bytes}, bytes);
     const int64_t per = (rows + chunks - 1) / chunks;
     at::parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c) {
-            const int64_t lo = c * per, hi = std::min(rows, lo + per);
-            void *part = weight_grad ? static_cast<char *>(partial.data_ptr()) +
-                                           c * n * partial.element_size()
-                                     : nullptr;
-            if (lo < hi)
-                rowops_cpu_backward_strided(&call, lo, hi, part);
+            const int64_t lo = std::min(rows, c * per),
+                          hi = std::min(rows, lo + per);
+            double *part =
+                weight_grad ? partial.data_ptr<double>() + c * n : nullptr;
+            void *scr = weight_grad
+                            ? scratch.data_ptr<uint8_t>() + c * scratch_bytes
+                            : nullptr;
+            rowops_cpu_backward_strided(&call, lo, hi, part, scr);
         }
     });
     return partial;

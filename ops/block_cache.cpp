@@ -6,9 +6,11 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <string>
 
 namespace rowops
 {
@@ -20,15 +22,26 @@ struct Block {
     size_t size;
 };
 
+constexpr const char *kCapVariable = "ROWOPS_CPU_BLOCK_CACHE_MB";
+constexpr size_t kDefaultCapMb = 1024;
+// The largest cap whose bytes fit in size_t.
+constexpr size_t kMaxCapMb = SIZE_MAX >> 20;
+
 class BlockCache final : public c10::Allocator
 {
   public:
     BlockCache()
     {
-        const char *env = std::getenv("ROWOPS_CPU_BLOCK_CACHE_MB");
-        const long long mb = env ? std::atoll(env) : 1024;
-        cap_ = mb > 0 ? static_cast<size_t>(mb) << 20 : 0;
+        const char *env = std::getenv(kCapVariable);
+        if (!env)
+            cap_ = kDefaultCapMb << 20;
+        else if (!parse_cache_mb(env, &cap_, &error_))
+            cap_ = 0;
     }
+
+    // The variable's error, raised by every call that would use the cache
+    // (the ops' outputs), rather than running with a cap it did not ask for.
+    void check() const { TORCH_CHECK(error_.empty(), error_); }
 
     c10::DataPtr allocate(size_t n) override
     {
@@ -114,6 +127,7 @@ class BlockCache final : public c10::Allocator
     std::deque<Block> free_; // oldest first
     size_t held_ = 0;
     size_t cap_ = 0;
+    std::string error_;
 };
 
 BlockCache &cache()
@@ -139,6 +153,7 @@ at::Tensor empty_cpu_cached(at::IntArrayRef sizes, at::ScalarType dtype)
                          c10::elementSize(dtype);
     // empty_generic, not at::empty: no trip through the dispatcher
     // (~0.1 us per output at decode sizes).
+    cache().check();
     c10::Allocator *allocator = bytes < kBlockCacheMin || cache().cap() == 0
                                     ? c10::GetCPUAllocator()
                                     : &cache();
@@ -149,6 +164,34 @@ at::Tensor empty_cpu_cached(at::IntArrayRef sizes, at::ScalarType dtype)
         at::globalContext().deterministicFillUninitializedMemory())
         at::native::fill_empty_deterministic_(t);
     return t;
+}
+
+bool parse_cache_mb(const char *text, size_t *bytes, std::string *err)
+{
+    // digits only: no sign, blanks, suffix or empty string; no wrap-around
+    size_t mb = 0;
+    bool ok = *text != '\0';
+    for (const char *p = text; ok && *p; ++p) {
+        const unsigned digit = static_cast<unsigned>(*p - '0');
+        ok = digit <= 9 && mb <= (kMaxCapMb - digit) / 10;
+        mb = mb * 10 + digit;
+    }
+    if (!ok) {
+        *err = std::string(kCapVariable) +
+               " must be a whole number of MiB from 0 (cache off) to " +
+               std::to_string(kMaxCapMb) + " (got '" + text + "')";
+        return false;
+    }
+    *bytes = mb << 20;
+    return true;
+}
+
+int64_t parse_cache_mb_checked(const std::string &text)
+{
+    size_t bytes = 0;
+    std::string err;
+    TORCH_CHECK(parse_cache_mb(text.c_str(), &bytes, &err), err);
+    return static_cast<int64_t>(bytes >> 20);
 }
 
 int64_t block_cache_release()

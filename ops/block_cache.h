@@ -11,12 +11,15 @@
 // output of its size, as CUDA's caching allocator does.
 //
 // The cap is ROWOPS_CPU_BLOCK_CACHE_MB in the environment (default 1024;
-// 0 turns the cache off); rowops.empty_cache() returns every held block.
+// 0 turns the cache off; anything but a whole number of MiB makes every
+// op call that allocates an output raise, naming the variable);
+// rowops.empty_cache() returns every held block.
 #pragma once
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <string>
 
 namespace rowops
 {
@@ -28,6 +31,13 @@ constexpr size_t kBlockCacheEntries = 64;
 // from the block cache when large. Filled with NaN like at::empty when
 // deterministic algorithms fill uninitialized memory.
 at::Tensor empty_cpu_cached(at::IntArrayRef sizes, at::ScalarType dtype);
+
+// Parses a ROWOPS_CPU_BLOCK_CACHE_MB value: a whole number of MiB, digits
+// only, whose bytes fit in size_t. false with a message naming the
+// variable and the rule otherwise. parse_cache_mb_checked returns the MiB
+// or raises that message (the rowops::_parse_cpu_cache_mb test hook).
+bool parse_cache_mb(const char *text, size_t *bytes, std::string *err);
+int64_t parse_cache_mb_checked(const std::string &text);
 
 // Frees every cached block; returns the bytes released.
 int64_t block_cache_release();

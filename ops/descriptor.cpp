@@ -1,5 +1,7 @@
 #include "descriptor.h"
 
+#include <algorithm>
+
 namespace rowops
 {
 namespace
@@ -51,6 +53,60 @@ rowops_tensor describe(const at::Tensor &t)
             d.strides[i] = strides[i];
         }
     }
+    return d;
+}
+
+namespace
+{
+
+constexpr uintptr_t kFreshAlign = 4096;
+
+uintptr_t align_up(uintptr_t v)
+{
+    return (v + kFreshAlign - 1) / kFreshAlign * kFreshAlign;
+}
+
+// One past the last byte t can touch.
+uintptr_t end_of(const at::Tensor &t)
+{
+    int64_t last = 0;
+    for (int64_t d = 0; d < t.dim(); ++d)
+        last += (t.size(d) - 1) * t.stride(d);
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(t.data_ptr());
+    return t.numel() == 0
+               ? begin
+               : begin + static_cast<uintptr_t>(last + 1) * t.element_size();
+}
+
+} // namespace
+
+FreshOutputs::FreshOutputs(std::initializer_list<const at::Tensor *> inputs)
+    : device_((*inputs.begin())->device().is_cpu()    ? ROWOPS_DEVICE_CPU
+              : (*inputs.begin())->device().is_cuda() ? ROWOPS_DEVICE_CUDA
+                                                      : ROWOPS_DEVICE_OTHER)
+{
+    for (const at::Tensor *t : inputs)
+        next_ = std::max(next_, end_of(*t));
+    next_ = align_up(next_ + 1);
+}
+
+rowops_tensor FreshOutputs::take(at::IntArrayRef sizes, at::ScalarType dtype)
+{
+    rowops_tensor d{};
+    d.data = reinterpret_cast<void *>(next_);
+    d.dtype = to_rowops_dtype(dtype);
+    d.device = device_;
+    d.rank = static_cast<int>(sizes.size());
+    int64_t numel = 1;
+    for (int i = d.rank - 1; i >= 0; --i) {
+        if (i < ROWOPS_MAX_RANK) {
+            d.sizes[i] = sizes[i];
+            d.strides[i] = numel;
+        }
+        numel *= std::max<int64_t>(sizes[i], 1);
+    }
+    next_ = align_up(next_ + static_cast<uintptr_t>(numel) *
+                                 rowops_dtype_size(d.dtype));
     return d;
 }
 

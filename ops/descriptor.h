@@ -3,6 +3,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 
 extern "C" {
@@ -13,6 +15,22 @@ namespace rowops
 {
 
 rowops_tensor describe(const at::Tensor &t);
+
+// The descriptors of the fresh contiguous outputs a call would allocate,
+// without allocating them (explain_dispatch): on the inputs' device, laid
+// out one after another past every input's bytes (so they overlap none,
+// as fresh outputs never do), each 4096-byte aligned (the allocators
+// align to 64 bytes on the CPU, more on CUDA).
+class FreshOutputs
+{
+  public:
+    explicit FreshOutputs(std::initializer_list<const at::Tensor *> inputs);
+    rowops_tensor take(at::IntArrayRef sizes, at::ScalarType dtype);
+
+  private:
+    rowops_device device_;
+    uintptr_t next_ = 0;
+};
 
 rowops_call make_rms_norm_rows_call(const at::Tensor &x, double eps,
                                     const at::Tensor &out,

@@ -155,24 +155,31 @@ void fused_add_rms_norm_(const at::Tensor &x, const at::Tensor &residual,
     }
 }
 
+// The choice a call would make, from its descriptors only: the fresh
+// outputs are described, not allocated (FreshOutputs), so explaining a
+// call whose outputs would not fit in memory works.
 std::string explain_dispatch(const std::string &op, const at::Tensor &x,
                              const std::optional<at::Tensor> &residual,
                              const std::optional<at::Tensor> &weight,
                              double eps)
 {
     rowops_call call{};
-    at::Tensor out, h, rstd;
     if (op == "rms_norm_rows_backward" || op == "fused_add_rms_norm_backward") {
         // The backward's choice depends on h's descriptor only (x stands
         // for h here: residual_out has x's shape, dtype and device).
         check_rms_norm_rows("rowops.explain_dispatch", x, eps);
         return explain_backward_dispatch(x);
     }
+    const at::IntArrayRef rows =
+        x.dim() ? x.sizes().slice(0, x.dim() - 1) : at::IntArrayRef();
+    const at::ScalarType acc = accumulation_dtype(x.scalar_type());
     if (op == "rms_norm_rows") {
         check_rms_norm_rows("rowops.explain_dispatch", x, eps);
-        out = empty_output(x);
-        rstd = empty_rstd(x);
-        call = make_rms_norm_rows_call(x, eps, out, rstd);
+        FreshOutputs fresh({&x});
+        call.op = ROWOPS_OP_RMS_NORM_ROWS;
+        call.x = describe(x);
+        call.out = fresh.take(x.sizes(), x.scalar_type());
+        call.rstd = fresh.take(rows, acc);
     } else if (op == "fused_add_rms_norm" || op == "fused_add_rms_norm_") {
         TORCH_CHECK(residual.has_value() && weight.has_value(),
                     "rowops.explain_dispatch: op '", op,
@@ -184,10 +191,15 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
         else
             check_fused_add_rms_norm("rowops.explain_dispatch", x, *residual,
                                      *weight, eps);
-        out = inplace ? x : empty_output(x);
-        h = inplace ? *residual : empty_output(x);
-        rstd = empty_rstd(x);
-        call = make_fused_call(x, *residual, *weight, eps, out, h, rstd);
+        FreshOutputs fresh({&x, &*residual, &*weight});
+        call.op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
+        call.x = describe(x);
+        call.residual = describe(*residual);
+        call.weight = describe(*weight);
+        call.out = inplace ? call.x : fresh.take(x.sizes(), x.scalar_type());
+        call.residual_out =
+            inplace ? call.residual : fresh.take(x.sizes(), x.scalar_type());
+        call.rstd = fresh.take(rows, acc);
     } else {
         TORCH_CHECK(false,
                     "rowops.explain_dispatch: op must be one of "
@@ -196,6 +208,7 @@ std::string explain_dispatch(const std::string &op, const at::Tensor &x,
                     "fused_add_rms_norm_backward (got '",
                     op, "')");
     }
+    call.eps = eps;
     call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;
     const rowops_choice choice = rowops_choose(&call);
     return std::string(rowops_impl_name(choice.impl)) + ": " + choice.reason;
@@ -237,6 +250,7 @@ TORCH_LIBRARY_FRAGMENT(rowops, m)
     // The large-output block cache (block_cache.h): release it, read it.
     m.def("_empty_cpu_cache() -> int", &block_cache_release);
     m.def("_cpu_cache_held() -> int", &block_cache_held);
+    m.def("_parse_cpu_cache_mb(str value) -> int", &parse_cache_mb_checked);
     m.def("_kernel_output(Tensor like) -> Tensor", &kernel_output);
 }
 

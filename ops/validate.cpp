@@ -3,7 +3,10 @@
 #include <ATen/MemoryOverlap.h>
 #include <c10/core/SymBool.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace rowops
 {
@@ -65,13 +68,59 @@ void byte_range(const at::Tensor &t, c10::SymInt &begin, c10::SymInt &end)
     end = begin + (last + 1) * item;
 }
 
+// No two elements of t share memory. ATen answers "yes" (a zero stride)
+// and "no" (dense) but "too hard" for the rest (row-sliced, as_strided);
+// there, the dimensions ordered by stride must each step past the extent
+// of the smaller ones (stride >= sum of (size - 1) * stride below it + 1):
+// a sufficient rule, so interleaved layouts that happen not to collide
+// (e.g. sizes (2, 3), strides (3, 2)) are refused too.
+bool internally_disjoint(const at::Tensor &t)
+{
+    const at::MemOverlap known = at::has_internal_overlap(t);
+    if (known != at::MemOverlap::TooHard)
+        return known == at::MemOverlap::No;
+    if (t.sym_numel().sym_eq(0).guard_bool(__FILE__, __LINE__))
+        return true;
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < t.dim(); ++d)
+        if (t.sym_size(d).sym_gt(1).guard_bool(__FILE__, __LINE__))
+            dims.push_back(d);
+    std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) {
+        return t.sym_stride(a)
+            .sym_lt(t.sym_stride(b))
+            .guard_bool(__FILE__, __LINE__);
+    });
+    c10::SymInt extent = 0; // the largest offset the smaller dims reach
+    for (const int64_t d : dims) {
+        if (t.sym_stride(d).sym_le(extent).guard_bool(__FILE__, __LINE__))
+            return false;
+        extent = extent + (t.sym_size(d) - 1) * t.sym_stride(d);
+    }
+    return true;
+}
+
 void check_no_internal_overlap(const char *op, const char *name,
                                const at::Tensor &t)
 {
-    TORCH_CHECK(at::has_internal_overlap(t) != at::MemOverlap::Yes, op, ": ",
-                name,
+    TORCH_CHECK(internally_disjoint(t), op, ": ", name,
                 " is written in place and must not have internal overlap "
-                "(several elements sharing memory, e.g. from expand)");
+                "(several elements sharing memory, e.g. from expand or "
+                "as_strided; sizes ",
+                t.sym_sizes(), ", strides ", t.sym_strides(), ")");
+}
+
+// a and b share bytes of one storage (their byte ranges intersect).
+bool ranges_intersect(const at::Tensor &a, const at::Tensor &b)
+{
+    if (!a.is_alias_of(b))
+        return false; // different storages cannot overlap
+    if (a.sym_numel().sym_eq(0).guard_bool(__FILE__, __LINE__) ||
+        b.sym_numel().sym_eq(0).guard_bool(__FILE__, __LINE__))
+        return false;
+    c10::SymInt ab, ae, bb, be;
+    byte_range(a, ab, ae);
+    byte_range(b, bb, be);
+    return ab.sym_lt(be).sym_and(bb.sym_lt(ae)).guard_bool(__FILE__, __LINE__);
 }
 
 // Same shape, dtype and device as a reference tensor.
@@ -183,19 +232,18 @@ void check_fused_add_rms_norm_inplace(const char *op, const at::Tensor &x,
     check_fused_add_rms_norm(op, x, residual, weight, eps);
     check_no_internal_overlap(op, "x", x);
     check_no_internal_overlap(op, "residual", residual);
-    if (!x.is_alias_of(residual))
-        return; // different storages cannot overlap
-    if (x.sym_numel() == 0)
-        return;
-    c10::SymInt xb, xe, rb, re;
-    byte_range(x, xb, xe);
-    byte_range(residual, rb, re);
-    const bool overlap =
-        xb.sym_lt(re).sym_and(rb.sym_lt(xe)).guard_bool(__FILE__, __LINE__);
-    TORCH_CHECK(!overlap, op,
+    TORCH_CHECK(!ranges_intersect(x, residual), op,
                 ": x and residual are both written in place and must not "
                 "overlap in memory (their byte ranges in one storage "
                 "intersect)");
+    // weight is read while both are written (as x.mul_(x[0]) is refused)
+    for (const auto &[name, t] :
+         {std::pair<const char *, const at::Tensor *>{"x", &x},
+          {"residual", &residual}})
+        TORCH_CHECK(!ranges_intersect(weight, *t), op, ": ", name,
+                    " is written in place and weight, which is read, must "
+                    "not overlap it in memory (their byte ranges in one "
+                    "storage intersect)");
 }
 
 } // namespace rowops

@@ -20,6 +20,12 @@ if [[ ! -s "$baseline_file" ]]; then
     rc=0
 else
     base="$history/$(cat "$baseline_file")"
+    if [[ ! -f "${base%.csv}.samples.csv" ]]; then
+        # compare refuses it (exit 2): say why and how to start afresh
+        echo "nightly: the baseline's samples sidecar ${base%.csv}.samples.csv" \
+            "is missing (sidecars are not committed); on a new machine," \
+            "start a baseline with: rm $baseline_file" >&2
+    fi
     echo "nightly: $(basename "$run") against the baseline $(basename "$base")"
     "$build/opcost" compare --gate --gates-out "$history/gates.csv" \
         --csv "${run%.csv}.compare.csv" "$base" "$run"

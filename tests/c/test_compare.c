@@ -1,9 +1,13 @@
 /* opcost compare on synthetic runs: identical, shifted 3 %, shifted 20 %,
- * noisy, one-sided rows, too few repetitions, foreign runs; and the
- * statistics behind it against known values. */
+ * noisy, one-sided rows, too few repetitions, foreign runs; hostile input
+ * (samples of 1e308, missing, truncated, invalid or foreign sidecars,
+ * outputs that cannot be written, freq 1e308); time linear in the rows;
+ * and the statistics behind it against known values. */
+#define _DEFAULT_SOURCE /* dup, fileno, mkfifo, mknod */
 #include "c_samples.h"
 #include "c_tempdir.h"
 #include "compare.h"
+#include "report.h"
 #include "results_csv.h"
 #include "significance.h"
 
@@ -11,18 +15,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h> /* makedev */
+#include <time.h>
+#include <unistd.h>
 
 /* A run of `rows` points, each with `reps` repetitions of 20 samples
  * around base_us * scale: each repetition drifts by up to +-noise/2 (the
  * machine's state), each sample by +-1 %, and each row by up to
  * +-row_noise/2 (the run's state for that row); deterministic. */
+/* Samples per repetition of the runs made below. */
+static int samples_per_rep = 20;
+
 static void make_run_rows(const char *name, int rows, int reps, double scale,
                           double noise, double row_noise, const char *torch,
                           unsigned seed, char *path, size_t len)
 {
     snprintf(path, len, "%s/%s.csv", c_tempdir("test_compare"), name);
     opcost_result *r = calloc((size_t)rows, sizeof *r);
-    opcost_sample *s = calloc((size_t)(rows * reps * 20), sizeof *s);
+    opcost_sample *s =
+        calloc((size_t)(rows * reps * samples_per_rep), sizeof *s);
     size_t ns = 0;
     unsigned st = seed;
     for (int i = 0; i < rows; ++i) {
@@ -54,7 +66,7 @@ static void make_run_rows(const char *name, int rows, int reps, double scale,
         for (int k = 0; k < reps; ++k) {
             st = st * 1103515245u + 12345u;
             const double drift = noise * ((double)(st >> 8) / 16777216.0 - 0.5);
-            for (int j = 0; j < 20; ++j) {
+            for (int j = 0; j < samples_per_rep; ++j) {
                 st = st * 1103515245u + 12345u;
                 const double u = (double)(st >> 8) / 16777216.0 - 0.5;
                 const double us = 10.0 * (1 + i) * scale * row_shift *
@@ -63,8 +75,8 @@ static void make_run_rows(const char *name, int rows, int reps, double scale,
                 sum += us;
             }
         }
-        r[i].n_samples = reps * 20;
-        r[i].median_us = r[i].min_us = sum / (reps * 20);
+        r[i].n_samples = reps * samples_per_rep;
+        r[i].median_us = r[i].min_us = sum / (reps * samples_per_rep);
     }
     char err[512];
     C_EXPECT(opcost_results_write(path, r, (size_t)rows, err, sizeof err) == 0,
@@ -81,6 +93,50 @@ static void make_run(const char *name, int rows, int reps, double scale,
                      size_t len)
 {
     make_run_rows(name, rows, reps, scale, noise, 0, torch, seed, path, len);
+}
+
+/* Rewrites path's sidecar with every sample of `point` set to us. */
+static void set_point_us(const char *path, const opcost_result *rows,
+                         size_t nrows, int64_t point, double us)
+{
+    opcost_sample *s = NULL;
+    size_t n = 0;
+    char err[512];
+    C_EXPECT(opcost_samples_read(path, rows, nrows, &s, &n, err, sizeof err) ==
+                 0,
+             "%s", err);
+    for (size_t i = 0; i < n; ++i)
+        if (s[i].point == point)
+            s[i].us = us;
+    C_EXPECT(opcost_samples_write(path, rows, nrows, s, n, err, sizeof err) ==
+                 0,
+             "%s", err);
+    free(s);
+}
+
+/* opcost_compare_main(argv) with its stdout captured into buf. */
+static int compare_captured(char **argv, int argc, char *buf, size_t len)
+{
+    fflush(stdout);
+    FILE *f = tmpfile();
+    const int saved = dup(1);
+    dup2(fileno(f), 1);
+    const int rc = opcost_compare_main(argc, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    rewind(f);
+    const size_t got = fread(buf, 1, len - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    return rc;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static int compare(const char *a, const char *b, const char *extra,
@@ -115,6 +171,198 @@ static int verdicts(const char *csv, const char *verdict)
     if (f)
         fclose(f);
     return n;
+}
+
+/* Hostile and careless input (issue 19: items 4, 5, 8, 16). */
+static void hostile(const char *base)
+{
+    const char *dir = c_tempdir("test_compare");
+    char huge[512], out[8192], csv[512];
+    snprintf(csv, sizeof csv, "%s/hostile.csv", dir);
+    /* every sample of a point 1e308 (a file opcost check accepts): a
+     * segfault before (the median of two was Inf, its p-value NaN, its
+     * verdict NULL); now that row is slower, its ratio printed short */
+    make_run("huge", 8, 5, 1.00, 0.02, "2.15.0", 11, huge, sizeof huge);
+    opcost_result *rows = NULL;
+    size_t n = 0;
+    char err[1024];
+    C_EXPECT(opcost_results_read(huge, &rows, &n, err, sizeof err) == 0, "%s",
+             err);
+    set_point_us(huge, rows, n, 3, 1e308);
+    free(rows);
+    char *argv1[] = {"compare", "--csv", csv, (char *)base, huge};
+    int rc = compare_captured(argv1, 5, out, sizeof out);
+    C_EXPECT(rc == 1 && verdicts(csv, "slower") == 1,
+             "samples of 1e308: rc %d, %d slower", rc, verdicts(csv, "slower"));
+    C_EXPECT(strstr(out, "largest ratio: x2.5") && strstr(out, "e+306") &&
+                 strlen(out) < 2000,
+             "huge ratios print short:\n%s", out);
+    /* the sidecar: missing, truncated at a line, a nan sample, another
+     * run's: each an input error naming it, never a pass */
+    char broken[512], side[600];
+    make_run("broken", 8, 5, 1.00, 0.02, "2.15.0", 12, broken, sizeof broken);
+    snprintf(side, sizeof side, "%s/broken.samples.csv", dir);
+    char *argv2[] = {"compare", (char *)base, broken};
+    remove(side);
+    char errbuf[8192];
+    fflush(stderr);
+    FILE *ef = tmpfile();
+    const int saved = dup(2);
+    dup2(fileno(ef), 2);
+    rc = compare_captured(argv2, 3, out, sizeof out);
+    C_EXPECT(rc == 2, "missing sidecar: rc %d (want 2)", rc);
+    char *argv3[] = {"compare", "--no-samples", "--csv",
+                     csv,       (char *)base,   broken};
+    rc = compare_captured(argv3, 6, out, sizeof out);
+    C_EXPECT(rc == 0 && verdicts(csv, "too-few-reps") == 8,
+             "--no-samples: medians only, no claim (rc %d)", rc);
+    make_run("broken", 8, 5, 1.00, 0.02, "2.15.0", 12, broken, sizeof broken);
+    FILE *f = fopen(side, "r+");
+    char text[65536];
+    const size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[len] = '\0';
+    if (f)
+        fclose(f);
+    char *cut = strrchr(text, '\n');
+    if (cut) { /* drop the last line */
+        *cut = '\0';
+        cut = strrchr(text, '\n');
+        cut[1] = '\0';
+    }
+    f = fopen(side, "w");
+    fputs(text, f);
+    fclose(f);
+    rc = compare_captured(argv2, 3, out, sizeof out);
+    C_EXPECT(rc == 2, "truncated sidecar: rc %d (want 2)", rc);
+    char *lastcomma = strrchr(text, ',');
+    snprintf(lastcomma + 1, 8, "nan\n");
+    f = fopen(side, "w");
+    fputs(text, f);
+    fclose(f);
+    rc = compare_captured(argv2, 3, out, sizeof out);
+    C_EXPECT(rc == 2, "a nan sample: rc %d (want 2)", rc);
+    char other_side[600];
+    snprintf(other_side, sizeof other_side, "%s/base.samples.csv", dir);
+    f = fopen(other_side, "r");
+    FILE *g = fopen(side, "w");
+    for (int c; f && g && (c = fgetc(f)) != EOF;)
+        fputc(c, g);
+    if (f)
+        fclose(f);
+    if (g)
+        fclose(g);
+    rc = compare_captured(argv2, 3, out, sizeof out);
+    C_EXPECT(rc == 2, "another run's sidecar: rc %d (want 2)", rc);
+    /* outputs: --gates-out without --gate, unwritable or special files:
+     * refused before anything is read (exit 0 silently before) */
+    /* special files of our own only: a broken check must never get to
+     * replace the machine's /dev/full */
+    char fifo[512], dev[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo.csv", dir);
+    mkfifo(fifo, 0600);
+    snprintf(dev, sizeof dev, "%s/full.csv", dir);
+    const int have_dev = mknod(dev, S_IFCHR | 0600, makedev(1, 7)) == 0;
+    if (!have_dev)
+        printf("SKIP --csv/--gates-out on a character device: mknod needs "
+               "root\n");
+    char *argv4[] = {"compare", "--gates-out", csv, (char *)base, huge};
+    rc = compare_captured(argv4, 5, out, sizeof out);
+    C_EXPECT(rc == 2, "--gates-out without --gate: rc %d", rc);
+    const char *bad_outs[] = {"/proc/g.csv", fifo, "/nonexistent/dir/g.csv",
+                              dir, dev};
+    for (size_t i = 0; i < sizeof bad_outs / sizeof *bad_outs - !have_dev;
+         ++i) {
+        char *argv5[] = {"compare",           "--gate",     "--gates-out",
+                         (char *)bad_outs[i], (char *)base, huge};
+        rc = compare_captured(argv5, 6, out, sizeof out);
+        C_EXPECT(rc == 2 && !out[0], "--gates-out %s: rc %d, stdout '%s'",
+                 bad_outs[i], rc, out);
+        char *argv6[] = {"compare", "--csv", (char *)bad_outs[i], (char *)base,
+                         huge};
+        rc = compare_captured(argv6, 5, out, sizeof out);
+        C_EXPECT(rc == 2 && !out[0], "--csv %s: rc %d", bad_outs[i], rc);
+    }
+    struct stat st;
+    C_EXPECT(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode),
+             "the FIFO is still a FIFO");
+    C_EXPECT(!have_dev || (stat(dev, &st) == 0 && S_ISCHR(st.st_mode)),
+             "the character device is still one");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(ef);
+    const size_t got = fread(errbuf, 1, sizeof errbuf - 1, ef);
+    errbuf[got] = '\0';
+    fclose(ef);
+    const char *want[] = {
+        "broken.samples.csv: cannot open",
+        "--no-samples compares the medians alone",
+        "has 99 samples, its row says n_samples = 100 (a truncated or "
+        "mismatched sidecar)",
+        "broken.samples.csv:800:27: column us: \"nan\"",
+        "column run_id: \"base\" differs",
+        "--gates-out: needs --gate",
+        "--gates-out: directory '/proc' is not writable",
+        "fifo.csv' is a FIFO: results are written only to regular files or "
+        "new paths",
+        "--csv: directory '/nonexistent/dir' does not exist",
+        "' is a directory"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; ++i)
+        C_EXPECT(strstr(errbuf, want[i]), "stderr lacks '%s':\n%s", want[i],
+                 errbuf);
+}
+
+/* Time linear in the rows: 10x the rows, well under 30x the time (the
+ * pairing and grouping were quadratic: 1e6 rows took 299 s). */
+static void scaling(void)
+{
+    char a[512], b[512];
+    double t[2];
+    const int rows[2] = {5000, 50000};
+    samples_per_rep = 1;
+    for (int k = 0; k < 2; ++k) {
+        make_run_rows("scale_a", rows[k], 5, 1.0, 0.02, 0, "2.15.0", 13, a,
+                      sizeof a);
+        make_run_rows("scale_b", rows[k], 5, 1.0, 0.02, 0, "2.15.0", 14, b,
+                      sizeof b);
+        const double t0 = now_s();
+        const int rc = compare(a, b, "--gate", NULL);
+        t[k] = now_s() - t0;
+        C_EXPECT(rc == 0, "%d rows: rc %d", rows[k], rc);
+    }
+    samples_per_rep = 20;
+    printf("compare --gate: %d rows %.3f s, %d rows %.3f s\n", rows[0], t[0],
+           rows[1], t[1]);
+    C_EXPECT(t[1] < 30 * t[0] + 0.5,
+             "10x the rows took %.1fx the time (%.3f s, %.3f s)", t[1] / t[0],
+             t[0], t[1]);
+}
+
+/* The run's summary: two shapes of freq 1e308 printed 0.00 us/call. */
+static void summary_freq(void)
+{
+    opcost_result r[2];
+    for (int i = 0; i < 2; ++i) {
+        opcost_result_init(&r[i]);
+        snprintf(r[i].distribution, sizeof r[i].distribution, "d");
+        snprintf(r[i].op, sizeof r[i].op, "rms_norm_rows");
+        snprintf(r[i].dtype, sizeof r[i].dtype, "float32");
+        snprintf(r[i].layout, sizeof r[i].layout, "contiguous");
+        snprintf(r[i].path, sizeof r[i].path, "kernel");
+        snprintf(r[i].variant, sizeof r[i].variant, "auto");
+        snprintf(r[i].freq, sizeof r[i].freq, "1e308");
+        r[i].B = 4;
+        r[i].median_us = 100.0 * (i + 1);
+    }
+    FILE *f = tmpfile();
+    opcost_report_summary(f, r, 2);
+    rewind(f);
+    char buf[4096];
+    const size_t got = fread(buf, 1, sizeof buf - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    C_EXPECT(strstr(buf, "150.00") && strstr(buf, "37500.00"),
+             "freq 1e308: 150 us/call, 37500 ns/token expected:\n%s", buf);
 }
 
 int main(void)
@@ -193,5 +441,8 @@ int main(void)
     C_EXPECT(compare(base, "/nonexistent.csv", NULL, NULL) == 2,
              "a missing file: exit 2");
     C_EXPECT(compare(base, NULL, NULL, NULL) == 2, "one file: exit 2");
+    hostile(base);
+    scaling();
+    summary_freq();
     return c_report("test_compare");
 }

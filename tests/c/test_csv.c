@@ -548,6 +548,8 @@ static void test_samples(void)
         {1, 0, 0, 1.5},        {1, 0, 1, 0.25},
     };
     const size_t ns = sizeof s / sizeof s[0];
+    rows[0].n_samples = 3; /* the sidecar holds each row's n_samples */
+    rows[1].n_samples = 2;
     join(path, sizeof path, "run.csv");
     C_EXPECT(opcost_results_write(path, rows, 2, err, sizeof err) == 0, "%s",
              err);
@@ -590,6 +592,27 @@ static void test_samples(void)
                      -1 &&
                  strstr(err, ":5:") && strstr(err, "column point: 1"),
              "point out of range: %s", err);
+    /* ... and hold each row's n_samples, in its repetitions: a sidecar cut
+     * at a line boundary, or with another run's repetitions, is refused */
+    C_EXPECT(opcost_samples_write(path, rows, 2, s, ns - 1, err, sizeof err) ==
+                 0,
+             "%s", err);
+    C_EXPECT(opcost_samples_read(path, rows, 2, &back, &n, err, sizeof err) ==
+                     -1 &&
+                 strstr(err, "run.samples.csv: point 1 (row 3 of the main "
+                             "CSV) has 1 samples, its row says n_samples = "
+                             "2 (a truncated or mismatched sidecar)") &&
+                 !back && n == 0,
+             "truncated sidecar: %s", err);
+    opcost_result fewer[2] = {rows[0], rows[1]};
+    fewer[0].reps = 1;
+    C_EXPECT(opcost_samples_write(path, rows, 2, s, ns, err, sizeof err) == 0,
+             "%s", err);
+    C_EXPECT(opcost_samples_read(path, fewer, 2, &back, &n, err, sizeof err) ==
+                     -1 &&
+                 strstr(err, "sample 3: rep 1 of point 0, whose row has "
+                             "reps = 1"),
+             "rep beyond the row's: %s", err);
     const opcost_sample far = {5, 0, 0, 1.0};
     C_EXPECT(opcost_samples_write(path, rows, 2, &far, 1, err, sizeof err) ==
                      -1 &&

@@ -302,8 +302,46 @@ static void test_noise_rule(void)
              "check_every 0: %s", err);
 }
 
+/* Weighted means and medians at the ends of the double range: freq 1e308
+ * on two shapes summed to Inf and printed "0.00 us/call"; two samples of
+ * 1e308 had a median of Inf. */
+static void test_extreme_values(void)
+{
+    opcost_wmean m = {0};
+    C_CHECK(isnan(opcost_wmean_value(&m)));
+    opcost_wmean_add(&m, 1e308, 100.0);
+    opcost_wmean_add(&m, 1e308, 200.0);
+    C_EXPECT(fabs(opcost_wmean_value(&m) - 150.0) < 1e-12,
+             "two shapes of freq 1e308: mean %.17g, want 150",
+             opcost_wmean_value(&m));
+    opcost_wmean w = {0};
+    const double fx[][2] = {{1, 10}, {3, 20}, {0, 1e9}, {-1, 1e9}, {4, 40}};
+    for (size_t i = 0; i < 5; ++i)
+        opcost_wmean_add(&w, fx[i][0], fx[i][1]);
+    C_EXPECT(fabs(opcost_wmean_value(&w) - 230.0 / 8.0) < 1e-12,
+             "weights 1, 3, 4 (0 and -1 ignored): %.17g, want 28.75",
+             opcost_wmean_value(&w));
+    opcost_wmean big = {0};
+    opcost_wmean_add(&big, 1e-300, 1e308);
+    opcost_wmean_add(&big, 1e300, 1e308);
+    opcost_wmean_add(&big, 2, 1.7e308);
+    C_EXPECT(isfinite(opcost_wmean_value(&big)) &&
+                 fabs(opcost_wmean_value(&big) - 1e308) < 1e293,
+             "values near DBL_MAX: %.17g", opcost_wmean_value(&big));
+    double two[] = {1e308, 1e308};
+    C_EXPECT(opcost_median_inplace(two, 2) == 1e308,
+             "median of two 1e308: %g, want 1e308", two[0]);
+    double x[] = {1e308, 1.5e308, 1e308, 1.2e308};
+    opcost_summary s;
+    char err[128];
+    C_EXPECT(opcost_summarize(x, 4, &s, err, sizeof err) == 0 &&
+                 s.median == 1.1e308,
+             "summary median of samples near DBL_MAX: %g", s.median);
+}
+
 int main(void)
 {
+    test_extreme_values();
     test_summaries();
     test_bad_samples();
     test_ci_ranks();

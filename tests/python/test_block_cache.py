@@ -2,6 +2,7 @@
 reuse freed blocks instead of a malloc each (and, from 32 MiB, a fresh,
 page-faulting mmap each)."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,44 @@ def test_cap_zero_turns_the_cache_off():
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "0"
+
+
+BAD_CAPS = ["garbage", "", "-5", "12abc", " 12", "1e3", str(2**44)]
+
+
+@pytest.mark.parametrize("value", BAD_CAPS)
+def test_bad_cap_values_are_refused(value):
+    """Each was taken silently: garbage, '' and -5 as 0 (cache off), 12abc
+    as 12, and 2^44 MiB wrapped to 0 bytes."""
+    with pytest.raises(RuntimeError,
+                       match=r"ROWOPS_CPU_BLOCK_CACHE_MB must be a whole "
+                             r"number of MiB from 0 \(cache off\) to "
+                             r"17592186044415 \(got '%s'\)" % re.escape(value)):
+        torch.ops.rowops._parse_cpu_cache_mb(value)
+
+
+@pytest.mark.parametrize("value,mb", [("0", 0), ("12", 12), ("0012", 12),
+                                      (str(2**44 - 1), 2**44 - 1)])
+def test_good_cap_values(value, mb):
+    assert torch.ops.rowops._parse_cpu_cache_mb(value) == mb
+
+
+def test_bad_cap_in_the_environment_fails_the_op_call():
+    """Set in the environment, a bad value makes the op raise (naming the
+    variable) instead of running with a cap nobody asked for; import and
+    the cache's other entry points still work."""
+    code = (
+        "import sys, torch; sys.path.insert(0, %r); import rowops\n"
+        "print(rowops.empty_cache())\n"
+        "try:\n"
+        "    torch.ops.rowops.rms_norm_rows(torch.randn(%d, %d), 1e-6)\n"
+        "except RuntimeError as e:\n"
+        "    print(str(e).splitlines()[0])\n"
+        % (str(Path(rowops.__file__).parents[1]), B, N))
+    env = dict(os.environ, ROWOPS_CPU_BLOCK_CACHE_MB="12abc")
+    out = subprocess.run([sys.executable, "-c", code], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "0", "ROWOPS_CPU_BLOCK_CACHE_MB must be a whole number of MiB from 0 "
+        "(cache off) to 17592186044415 (got '12abc')"]

@@ -66,6 +66,23 @@ CASES = [
     ("inplace-expanded", ops.fused_add_rms_norm_,
      lambda: (_t(1, 3).expand(4, 3), _t(4, 3), _t(3), 1e-6),
      r"x is written in place and must not have internal overlap"),
+    # weight read while x and residual are written (the issue's probe: rows
+    # 1-3 came out off by up to 19.5; with weight = residual[0] on the fast
+    # path every row was wrong)
+    ("inplace-weight-is-x-row", ops.fused_add_rms_norm_,
+     lambda: (lambda x: (x, _t(4, 64), x[0], 1e-6))(_t(4, 64)),
+     r"x is written in place and weight, which is read, must not overlap it"),
+    ("inplace-weight-is-residual-row", ops.fused_add_rms_norm_,
+     lambda: (lambda r: (_t(64, 64), r, r[0], 1e-6))(_t(64, 64)),
+     r"residual is written in place and weight, which is read, must not "
+     r"overlap it"),
+    # internal overlap that is no plain expand: rows 8 elements apart
+    ("inplace-as-strided-x", ops.fused_add_rms_norm_,
+     lambda: (_t(100).as_strided((4, 64), (8, 1)), _t(4, 64), _t(64), 1e-6),
+     r"x is written in place and must not have internal overlap"),
+    ("inplace-as-strided-residual", ops.fused_add_rms_norm_,
+     lambda: (_t(4, 64), _t(100).as_strided((4, 64), (8, 1)), _t(64), 1e-6),
+     r"residual is written in place and must not have internal overlap"),
     ("reference-rank0", ops.rms_norm_rows_reference, lambda: (_t(), 1e-6),
      r"rms_norm_rows_reference: x must have rank >= 1"),
     ("reference-weight", ops.fused_add_rms_norm_reference,
@@ -104,6 +121,16 @@ def _on_device(name, args, device):
     if name == "inplace-expanded":
         return (torch.empty(1, 3, device=device).expand(4, 3),
                 torch.empty(4, 3, device=device), w, eps)
+    if name == "inplace-weight-is-x-row":
+        x = torch.empty(4, 64, device=device)
+        return (x, torch.empty(4, 64, device=device), x[0], eps)
+    if name == "inplace-weight-is-residual-row":
+        r = torch.empty(64, 64, device=device)
+        return (torch.empty(64, 64, device=device), r, r[0], eps)
+    if name.startswith("inplace-as-strided"):
+        bad = torch.empty(100, device=device).as_strided((4, 64), (8, 1))
+        good = torch.empty(4, 64, device=device)
+        return ((bad, good) if name.endswith("-x") else (good, bad)) + (w, eps)
     return tuple(_move(a, device) for a in args)
 
 
@@ -144,3 +171,17 @@ def test_noninplace_overlap_is_fine():
     b = torch.randn(4, 5)
     out, h, _ = ops.fused_add_rms_norm(b[:, :3], b[:, 2:5], torch.ones(3), 1e-6)
     torch.testing.assert_close(h, b[:, :3] + b[:, 2:5])
+
+
+def test_inplace_disjoint_layouts_are_accepted():
+    """What the overlap rules must not refuse: row-sliced x and residual
+    (row stride 256 > N = 64: not dense, so ATen's own check says "too
+    hard"), in one storage with byte ranges apart, and a weight after them
+    in that storage."""
+    buf = torch.randn(9, 256)
+    x, r, w = buf[0:4, :64], buf[4:8, :64], buf[8, :64]
+    hx, hr, hw = x.clone(), r.clone(), w.clone()
+    ops.fused_add_rms_norm_(x, r, w, 1e-6)
+    out, h, _ = ops.fused_add_rms_norm_reference(hx, hr, hw, 1e-6)
+    torch.testing.assert_close(x, out)
+    torch.testing.assert_close(r, h)

@@ -132,6 +132,24 @@ def test_explain_dispatch_cpu():
         rowops.explain_dispatch("layer_norm", x)
 
 
+def test_explain_dispatch_does_not_allocate():
+    """Explaining describes the outputs the call would allocate without
+    allocating them: 2^40 expanded rows (32 TiB of float32 outputs) used
+    to fail in the allocator. The answer is the one a small call of the
+    same layout gets."""
+    x = torch.randn(1, 8).expand(2**40, 8)
+    d = rowops.explain_dispatch("rms_norm_rows", x)
+    assert d == rowops.explain_dispatch("rms_norm_rows",
+                                        torch.randn(1, 8).expand(4, 8))
+    assert d.impl == "cpu_strided" and "row stride 0" in d.reason
+    w = torch.ones(8)
+    d = rowops.explain_dispatch("fused_add_rms_norm", x, x, w)
+    assert d.impl == "cpu_strided" and "row stride 0" in d.reason
+    big = torch.empty(1, 64, dtype=torch.bfloat16).expand(2**42, 64)
+    assert rowops.explain_dispatch("fused_add_rms_norm", big, big,
+                                   torch.ones(64)).impl == "cpu_strided"
+
+
 def test_rank_beyond_descriptor_uses_reference(poisoned_outputs):
     x = torch.randn([2] * 9 + [5], dtype=torch.float32)
     d = rowops.explain_dispatch("rms_norm_rows", x)

@@ -36,4 +36,42 @@ if [[ $(id -u) -ne 0 ]]; then # root writes anywhere
     expect 2 "not writable" -- "$opcost" run --out "$dir/ro/x.csv"
 fi
 [[ ! -e "$dir/x.csv" ]] || { echo "FAIL: a results file was written"; fail=1; }
+
+# Outputs (issue 19, items 7 and 9): only regular files or new names in
+# existing, writable directories; refused before anything runs. The runs
+# are kept small (--quick, one set, one path) should a refusal ever fail.
+small=(--quick --shapes edges --paths kernel)
+mkdir -p "$dir/dir.csv"
+mkfifo "$dir/fifo.csv"
+expect 2 "--out: directory '/proc' is not writable" -- "$opcost" run "${small[@]}" --out /proc/t.csv
+expect 2 "--out: '$dir/dir.csv' is a directory" -- "$opcost" run "${small[@]}" --out "$dir/dir.csv"
+expect 2 "--out: directory '$dir/missing/deeper' does not exist" -- "$opcost" run "${small[@]}" --out "$dir/missing/deeper/t.csv"
+[[ ! -e "$dir/missing" ]] || { echo "FAIL: --out created directories"; fail=1; }
+expect 2 "--out: '$dir/fifo.csv' is a FIFO: results are written only to regular files or new paths" -- "$opcost" run "${small[@]}" --out "$dir/fifo.csv"
+[[ -p "$dir/fifo.csv" ]] || { echo "FAIL: the FIFO was replaced"; fail=1; }
+mkfifo "$dir/side.samples.csv"
+expect 2 "--out: '$dir/side.samples.csv' is a FIFO" -- "$opcost" run "${small[@]}" --out "$dir/side.csv"
+# a character device of our own (never the machine's /dev/null)
+if mknod "$dir/null.csv" c 1 3 2>/dev/null; then
+    expect 2 "is a character device" -- "$opcost" run "${small[@]}" --out "$dir/null.csv"
+    expect 2 "--csv: '$dir/null.csv' is a character device" -- "$opcost" compare --csv "$dir/null.csv" "$dir/a.csv" "$dir/a.csv"
+    [[ -c "$dir/null.csv" ]] || { echo "FAIL: the device was replaced"; fail=1; }
+else
+    echo "SKIP character-device outputs: mknod needs root"
+fi
+
+# --quick over sets whose shapes are all beyond its 2^22 elements
+# (item 11; the message blamed --dtype, which was not given), and a B * N
+# that overflows int64 (item 17: it wrapped and the shape was kept)
+printf 'op,B,N,dtype,layout,freq\nrms_norm_rows,8192,4096,float32,contiguous,1\n' >"$dir/big.csv"
+printf 'op,B,N,dtype,layout,freq\nrms_norm_rows,4294967296,4294967296,float32,contiguous,1\n' >"$dir/wrap.csv"
+quick_msg="--quick: every shape of the selected sets has more than 2\^22 elements"
+expect 2 "$quick_msg" -- "$opcost" run --quick --shapes "$dir/big.csv" --out "$dir/q.csv"
+expect 2 "$quick_msg" -- "$opcost" run --quick --shapes "$dir/wrap.csv" --out "$dir/q.csv"
+expect 2 "--dtype: no shape of the selected sets has the selected dtypes" -- "$opcost" run --quick --shapes "$dir/big.csv" --dtype bfloat16 --out "$dir/q.csv"
+
+# shape-set names resolve as `run` resolves them, whatever the directory
+# (item 14: `shapes check NAME` looked in ./shapes)
+(cd / && expect 0 "llama-3.1-8b-conv.csv: ok, 56 rows" -- "$opcost" shapes check llama-3.1-8b-conv) || fail=1
+expect 2 "unknown shape set 'nope'" -- "$opcost" shapes check --shapes-dir "$dir" nope
 exit $fail

@@ -1,21 +1,90 @@
 #!/usr/bin/env bash
-# SIGTERM mid-run: opcost run writes the rows already measured (status ok),
-# marks every other point skipped ("interrupted"), and exits non-zero; the
-# file passes the schema check. Usage: interrupt.sh OPCOST OUT_DIR
+# Signals mid-run (README, Reliability). Usage: interrupt.sh OPCOST OUT_DIR
+#  1. one SIGTERM: opcost run writes the rows already measured (status ok),
+#     marks every other point skipped ("interrupted"), exits non-zero; the
+#     file passes the schema check.
+#  2. two SIGTERMs: the second changes nothing (it used to kill the run
+#     with no CSV and no samples file).
+#  3. three: the run stops at once (exit 128 + 15); the points finished
+#     before it are in the CSV and its sidecar, which pass the check.
+# No journal file is left behind in any case.
 set -u
 opcost="$1"
-out="$2/interrupted.csv"
-rm -f "$out"
-"$opcost" run --shapes llama-3.1-8b-conv --paths kernel,eager-cpp \
-    --out "$out" >/dev/null 2>&1 &
-pid=$!
-sleep 6
+dir="$2/interrupted"
+rm -rf "$dir"
+mkdir -p "$dir"
+fail=0
+
+# start OUT ARGS...: runs opcost in the background, sets $pid
+start() {
+    local out="$1"
+    shift
+    "$opcost" run --shapes llama-3.1-8b-conv --paths kernel,eager-cpp \
+        --out "$out" "$@" >"$out.log" 2>&1 &
+    pid=$!
+}
+
+# until_points OUT N: waits (up to 60 s) until N points are in the journal
+until_points() {
+    local j="$1.journal.$pid"
+    for _ in $(seq 600); do
+        [[ -f $j && $(($(wc -l <"$j") - 1)) -ge $(($2 * 2)) ]] && return 0
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "FAIL: no finished point in $j (within 60 s, while it ran): $(tail -1 "$1.log")"
+    fail=1
+}
+
+# check OUT RC WANT_RC WANT_SKIPPED(yes|no)
+check() {
+    local out="$1" rc="$2" want="$3" skipped_wanted="$4"
+    if [[ $want == nonzero ]]; then
+        [[ $rc -ne 0 ]] || { echo "FAIL: $out: exit 0 after a signal"; fail=1; }
+    else
+        [[ $rc -eq $want ]] || { echo "FAIL: $out: exit $rc, want $want"; fail=1; }
+    fi
+    "$opcost" check "$out" || { echo "FAIL: $out: no valid results"; fail=1; return; }
+    local ok skipped
+    ok=$(grep -c ',ok,' "$out")
+    skipped=$(grep -c 'run interrupted' "$out")
+    echo "$(basename "$out"): exit $rc, $ok rows ok, $skipped marked interrupted"
+    [[ $ok -gt 0 ]] || { echo "FAIL: $out: no measured row"; fail=1; }
+    if [[ $skipped_wanted == yes ]]; then
+        [[ $skipped -gt 0 ]] || { echo "FAIL: $out: no row marked interrupted"; fail=1; }
+    fi
+    ! ls "$out".journal.* "${out%.csv}".samples.csv.journal.* 2>/dev/null |
+        grep -q . || { echo "FAIL: a journal file was left"; fail=1; }
+}
+
+out="$dir/once.csv"
+start "$out"
+until_points "$out" 1
 kill -TERM "$pid"
 wait "$pid"
-rc=$?
-[[ $rc -ne 0 ]] || { echo "FAIL: exit status 0 after SIGTERM"; exit 1; }
-"$opcost" check "$out" || { echo "FAIL: no valid results file"; exit 1; }
-ok=$(grep -c ',ok,' "$out")
-skipped=$(grep -c 'run interrupted' "$out")
-echo "after SIGTERM: exit $rc, $ok rows ok, $skipped rows marked interrupted"
-[[ $ok -gt 0 && $skipped -gt 0 ]] || { echo "FAIL: expected both"; exit 1; }
+check "$out" $? nonzero yes
+
+# points of ~2 s (two paths, 5 repetitions of 200 ms: no early stop on
+# noise), so the signals
+# below land while one is being measured
+out="$dir/twice.csv"
+start "$out" --rep-budget-ms 200 --noise 0.0001
+until_points "$out" 1
+kill -TERM "$pid"
+sleep 0.2
+kill -TERM "$pid"
+wait "$pid"
+check "$out" $? nonzero yes
+
+out="$dir/thrice.csv"
+start "$out" --rep-budget-ms 200 --noise 0.0001
+until_points "$out" 1
+for _ in 1 2 3; do
+    kill -TERM "$pid"
+    sleep 0.2
+done
+wait "$pid"
+check "$out" $? 143 no
+grep -q "stopped: the finished points are in" "$out.log" ||
+    { echo "FAIL: no message on the third signal"; fail=1; }
+exit $fail

@@ -27,7 +27,8 @@ run 0 "1078 rows.*: ok" -- "$opcost" check "$v1"
 run 0 "CPU performance targets" -- "$opcost" targets "$v1"
 run 0 "attribution.png" -- "$opcost" plot "$v1" --out "$dir/plots" --kind attribution
 # compare needs per-repetition samples: give the version-1 file a sidecar
-# of 5 repetitions per timed row (each at the row's median)
+# with each timed row's n_samples samples over its repetitions (each at the
+# row's median)
 cp "$v1" "$dir/v1.csv"
 python3 - "$dir/v1.csv" <<'PY'
 import csv, sys
@@ -38,9 +39,10 @@ with open(path[:-4] + ".samples.csv", "w", newline="") as f:
     w.writerow(["run_id", "point", "path", "variant", "rep", "sample", "us"])
     for i, r in enumerate(rows):
         if r["status"] == "ok":
-            for rep in range(5):
-                w.writerow([r["run_id"], i, r["path"], r["variant"], rep, 0,
-                            r["median_us"]])
+            n, reps = int(r["n_samples"]), int(r["reps"])
+            for k in range(n):
+                w.writerow([r["run_id"], i, r["path"], r["variant"],
+                            k % reps, k // reps, r["median_us"]])
 PY
 run 0 "1078 pairs: 0 slower, 0 faster, 1064 same" -- "$opcost" compare "$dir/v1.csv" "$dir/v1.csv"
 exit $fail
