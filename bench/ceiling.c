@@ -34,50 +34,58 @@
  * sizes uses non-temporal stores itself. Costs no instructions. */
 #define COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
 
-static void copy_plain(double *c, const double *a, size_t n)
+/* The ordinary-store kernels in plain C, compiled for AVX-512, AVX2 and
+ * the baseline and picked at load time (as the kernels they bound are): at
+ * cache levels the vector width sets the bandwidth. Blocks of 16 elements
+ * each end in a compiler barrier, so gcc vectorizes a block but does not
+ * turn the copy into memcpy (whose large copies stream). */
+#define CLONES                                                                 \
+    __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+
+CLONES static void copy_plain(double *restrict c, const double *restrict a,
+                              size_t n)
 {
     size_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 8 <= n; i += 8) {
-        _mm_storeu_pd(c + i, _mm_loadu_pd(a + i));
-        _mm_storeu_pd(c + i + 2, _mm_loadu_pd(a + i + 2));
-        _mm_storeu_pd(c + i + 4, _mm_loadu_pd(a + i + 4));
-        _mm_storeu_pd(c + i + 6, _mm_loadu_pd(a + i + 6));
-        COMPILER_BARRIER();
-    }
-#else
-    for (; i + 8 <= n; i += 8) {
-        for (size_t k = 0; k < 8; ++k)
+    for (; i + 16 <= n; i += 16) {
+        for (size_t k = 0; k < 16; ++k)
             c[i + k] = a[i + k];
         COMPILER_BARRIER();
     }
-#endif
     for (; i < n; ++i)
         c[i] = a[i];
 }
 
-static void triad_plain(double *a, const double *b, const double *c, size_t n,
-                        double s)
+CLONES static void triad_plain(double *restrict a, const double *restrict b,
+                               const double *restrict c, size_t n, double s)
 {
     size_t i = 0;
-#if defined(__SSE2__)
-    const __m128d vs = _mm_set1_pd(s);
-    for (; i + 8 <= n; i += 8) {
-        for (size_t k = 0; k < 8; k += 2)
-            _mm_storeu_pd(a + i + k,
-                          _mm_add_pd(_mm_loadu_pd(b + i + k),
-                                     _mm_mul_pd(vs, _mm_loadu_pd(c + i + k))));
-        COMPILER_BARRIER();
-    }
-#else
-    for (; i + 8 <= n; i += 8) {
-        for (size_t k = 0; k < 8; ++k)
+    for (; i + 16 <= n; i += 16) {
+        for (size_t k = 0; k < 16; ++k)
             a[i + k] = b[i + k] + s * c[i + k];
         COMPILER_BARRIER();
     }
-#endif
     for (; i < n; ++i)
         a[i] = b[i] + s * c[i];
+}
+
+/* The fused op's traffic: two inputs read, two outputs written. */
+CLONES static void add2_plain(double *restrict c, double *restrict d,
+                              const double *restrict a,
+                              const double *restrict b, size_t n, double s)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        for (size_t k = 0; k < 16; ++k) {
+            const double h = a[i + k] + b[i + k];
+            c[i + k] = h;
+            d[i + k] = s * h;
+        }
+        COMPILER_BARRIER();
+    }
+    for (; i < n; ++i) {
+        c[i] = a[i] + b[i];
+        d[i] = s * (a[i] + b[i]);
+    }
 }
 
 #if HAVE_NT
@@ -114,18 +122,45 @@ static void triad_nt(double *a, const double *b, const double *c, size_t n,
         a[i] = b[i] + s * c[i];
     _mm_sfence();
 }
+
+/* c and d share their alignment when the arrays do (the probe's do). */
+static void add2_nt(double *c, double *d, const double *a, const double *b,
+                    size_t n, double s)
+{
+    const __m128d vs = _mm_set1_pd(s);
+    size_t i = 0;
+    for (; i < n && (((uintptr_t)(c + i) | (uintptr_t)(d + i)) & 15); ++i) {
+        c[i] = a[i] + b[i];
+        d[i] = s * (a[i] + b[i]);
+    }
+    for (; i + 8 <= n; i += 8) {
+        for (size_t k = 0; k < 8; k += 2) {
+            const __m128d h =
+                _mm_add_pd(_mm_loadu_pd(a + i + k), _mm_loadu_pd(b + i + k));
+            _mm_stream_pd(c + i + k, h);
+            _mm_stream_pd(d + i + k, _mm_mul_pd(vs, h));
+        }
+    }
+    for (; i < n; ++i) {
+        c[i] = a[i] + b[i];
+        d[i] = s * (a[i] + b[i]);
+    }
+    _mm_sfence();
+}
 #endif
 
 int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
-                              const double *b, double *c, size_t n,
+                              const double *b, double *c, double *d, size_t n,
                               double scalar)
 {
     switch (kernel) {
     case OPCOST_CEILING_COPY: copy_plain(c, a, n); return 0;
     case OPCOST_CEILING_TRIAD: triad_plain(a, b, c, n, scalar); return 0;
+    case OPCOST_CEILING_ADD2: add2_plain(c, d, a, b, n, scalar); return 0;
 #if HAVE_NT
     case OPCOST_CEILING_COPY_NT: copy_nt(c, a, n); return 0;
     case OPCOST_CEILING_TRIAD_NT: triad_nt(a, b, c, n, scalar); return 0;
+    case OPCOST_CEILING_ADD2_NT: add2_nt(c, d, a, b, n, scalar); return 0;
 #endif
     default: return -1;
     }
@@ -139,15 +174,16 @@ size_t opcost_llc_bytes(char *source, size_t len)
 
 /* ---- The threaded probe. */
 typedef struct probe {
-    double *a, *b, *c;
+    double *a, *b, *c, *d;
     int threads;
+    int repeat; /* kernel calls per trial (small working sets) */
     pthread_barrier_t barrier;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int go; /* 0 wait, 1 run, -1 abort (a thread failed to start) */
     double seconds[OPCOST_CEILING_TRIALS][OPCOST_CEILING_KERNELS];
     int available[OPCOST_CEILING_KERNELS];
-    double expect_a, expect_b, expect_c;
+    double expect_a, expect_b, expect_c, expect_d;
 } probe;
 
 typedef struct worker {
@@ -177,11 +213,13 @@ static void *work(void *arg)
         return NULL;
     const size_t n = w->hi - w->lo;
     double *a = p->a + w->lo, *b = p->b + w->lo, *c = p->c + w->lo;
+    double *d = p->d + w->lo;
     /* First touch by the owner: its pages land on its NUMA node. */
     for (size_t i = 0; i < n; ++i) {
         a[i] = 1.0;
         b[i] = 2.0;
         c[i] = 0.0;
+        d[i] = 0.0;
     }
     for (int t = 0; t < OPCOST_CEILING_TRIALS; ++t) {
         for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
@@ -189,8 +227,11 @@ static void *work(void *arg)
                 continue;
             pthread_barrier_wait(&p->barrier);
             w->start_ns[t][k] = opcost_now_ns();
-            opcost_ceiling_kernel_run((opcost_ceiling_kernel_id)k, a, b, c, n,
-                                      SCALAR);
+            /* every kernel is idempotent: repeating it keeps the
+             * recurrence */
+            for (int r = 0; r < p->repeat; ++r)
+                opcost_ceiling_kernel_run((opcost_ceiling_kernel_id)k, a, b, c,
+                                          d, n, SCALAR);
             w->end_ns[t][k] = opcost_now_ns();
             pthread_barrier_wait(&p->barrier);
         }
@@ -201,7 +242,9 @@ static void *work(void *arg)
         const double ea = rel_err(a[i], p->expect_a);
         const double eb = rel_err(b[i], p->expect_b);
         const double ec = rel_err(c[i], p->expect_c);
-        const double m = ea > eb ? (ea > ec ? ea : ec) : (eb > ec ? eb : ec);
+        const double ed = p->expect_d ? rel_err(d[i], p->expect_d) : 0.0;
+        double m = ea > eb ? (ea > ec ? ea : ec) : (eb > ec ? eb : ec);
+        m = ed > m || isnan(ed) ? ed : m;
         /* !(m <= e) also catches NaN. */
         if (!(m <= e))
             e = isnan(m) ? INFINITY : m;
@@ -219,7 +262,13 @@ static void start(probe *p, int go)
 }
 
 static const char *const kernel_names[OPCOST_CEILING_KERNELS] = {
-    "copy", "triad", "copy_nt", "triad_nt"};
+    "copy", "triad", "copy_nt", "triad_nt", "add2", "add2_nt"};
+
+static int is_nt(int k)
+{
+    return k == OPCOST_CEILING_COPY_NT || k == OPCOST_CEILING_TRIAD_NT ||
+           k == OPCOST_CEILING_ADD2_NT;
+}
 
 static void fill_kernel_info(opcost_ceiling *out)
 {
@@ -227,11 +276,15 @@ static void fill_kernel_info(opcost_ceiling *out)
         opcost_ceiling_kernel *ki = &out->k[k];
         const int triad =
             k == OPCOST_CEILING_TRIAD || k == OPCOST_CEILING_TRIAD_NT;
-        const int nt = k >= OPCOST_CEILING_COPY_NT;
+        const int add2 =
+            k == OPCOST_CEILING_ADD2 || k == OPCOST_CEILING_ADD2_NT;
+        const int nt = is_nt(k);
         ki->name = kernel_names[k];
         ki->available = !nt || HAVE_NT;
-        ki->bytes_per_element = triad ? 24 : 16;
-        ki->wa_bytes_per_element = nt ? 0 : ki->bytes_per_element + 8;
+        ki->bytes_per_element = add2 ? 32 : triad ? 24 : 16;
+        /* each output line is read first: one extra read per output */
+        ki->wa_bytes_per_element =
+            nt ? 0 : ki->bytes_per_element + (add2 ? 16 : 8);
         ki->best_s = ki->avg_s = ki->gbps = ki->wa_gbps = NAN;
     }
 }
@@ -289,20 +342,26 @@ static int run_probe(probe *p, worker *w, int threads, size_t n,
 /* The scalar recurrence of the kernels in the order the probe runs them. */
 static void expected_values(probe *p)
 {
-    double a = 1.0, b = 2.0, c = 0.0;
+    double a = 1.0, b = 2.0, c = 0.0, d = 0.0;
     for (int t = 0; t < OPCOST_CEILING_TRIALS; ++t) {
         for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
             if (!p->available[k])
                 continue;
-            if (k == OPCOST_CEILING_COPY || k == OPCOST_CEILING_COPY_NT)
+            if (k == OPCOST_CEILING_COPY || k == OPCOST_CEILING_COPY_NT) {
                 c = a;
-            else
+            } else if (k == OPCOST_CEILING_ADD2 ||
+                       k == OPCOST_CEILING_ADD2_NT) {
+                c = a + b;
+                d = SCALAR * (a + b);
+            } else {
                 a = b + SCALAR * c;
+            }
         }
     }
     p->expect_a = a;
     p->expect_b = b;
     p->expect_c = c;
+    p->expect_d = d;
 }
 
 static void summarize(const probe *p, opcost_ceiling *out)
@@ -321,7 +380,7 @@ static void summarize(const probe *p, opcost_ceiling *out)
         }
         ki->best_s = best;
         ki->avg_s = sum / (OPCOST_CEILING_TRIALS - 1);
-        const double n = (double)out->elements;
+        const double n = (double)out->elements * p->repeat;
         ki->gbps = ki->bytes_per_element * n / best * 1e-9;
         ki->wa_gbps = ki->wa_bytes_per_element
                           ? ki->wa_bytes_per_element * n / best * 1e-9
@@ -338,6 +397,103 @@ static double *alloc_array(size_t bytes)
     /* Page-aligned; the size must be a multiple of the alignment. */
     const size_t page = 4096;
     return aligned_alloc(page, (bytes + page - 1) / page * page);
+}
+
+/* One probe over the first n elements of the arrays: every available
+ * kernel (only the ordinary-store ones when plain_only), each trial
+ * `repeat` calls. Fills out's kernels and best. 0, or -1 with err. */
+static int probe_at(double *const arrays[4], int threads, size_t n, int repeat,
+                    int plain_only, opcost_ceiling *out, char *err,
+                    size_t errlen)
+{
+    probe *p = calloc(1, sizeof *p);
+    worker *w = calloc((size_t)threads, sizeof *w);
+    if (!p || !w) {
+        free(p);
+        free(w);
+        snprintf(err, errlen, "out of memory (%d threads)", threads);
+        return -1;
+    }
+    p->a = arrays[0];
+    p->b = arrays[1];
+    p->c = arrays[2];
+    p->d = arrays[3];
+    p->threads = threads;
+    p->repeat = repeat;
+    out->elements = n;
+    for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k)
+        p->available[k] = out->k[k].available && !(plain_only && is_nt(k));
+    expected_values(p);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    int rc = 0;
+    const int e = pthread_barrier_init(&p->barrier, NULL, (unsigned)threads);
+    if (e) {
+        snprintf(err, errlen, "threads: cannot create a barrier for %d: %s",
+                 threads, strerror(e));
+        rc = -1;
+    } else {
+        rc = run_probe(p, w, threads, n, out, err, errlen);
+        pthread_barrier_destroy(&p->barrier);
+    }
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    if (rc == 0) {
+        for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k)
+            out->k[k].available = p->available[k];
+        summarize(p, out);
+    }
+    free(p);
+    free(w);
+    return rc;
+}
+
+/* A mix's ceiling from a probe's kernels: copy for rows, add2 for fused. */
+static opcost_mix_ceiling mix_of(const opcost_ceiling *c, opcost_mix mix,
+                                 size_t working_set)
+{
+    const int plain =
+        mix == OPCOST_MIX_ROWS ? OPCOST_CEILING_COPY : OPCOST_CEILING_ADD2;
+    const int nt = mix == OPCOST_MIX_ROWS ? OPCOST_CEILING_COPY_NT
+                                          : OPCOST_CEILING_ADD2_NT;
+    opcost_mix_ceiling m;
+    m.plain_gbps = c->k[plain].available ? c->k[plain].gbps : NAN;
+    m.nt_gbps = c->k[nt].available ? c->k[nt].gbps : NAN;
+    m.gbps = !(m.nt_gbps > m.plain_gbps) ? m.plain_gbps : m.nt_gbps;
+    m.working_set = working_set;
+    return m;
+}
+
+const char *opcost_level_name(opcost_level level)
+{
+    static const char *const names[] = {"l2", "l3", "dram"};
+    return (unsigned)level < OPCOST_LEVELS ? names[level] : "?";
+}
+
+const char *opcost_mix_name(opcost_mix mix)
+{
+    static const char *const names[] = {"rows", "fused"};
+    return (unsigned)mix < OPCOST_MIXES ? names[mix] : "?";
+}
+
+const opcost_mix_ceiling *opcost_ceiling_for(const opcost_ceiling *c,
+                                             opcost_mix mix, int cold,
+                                             double working_set_bytes,
+                                             opcost_level *level)
+{
+    if ((unsigned)mix >= OPCOST_MIXES)
+        return NULL;
+    for (int l = cold ? OPCOST_LEVEL_DRAM : OPCOST_LEVEL_L2; l < OPCOST_LEVELS;
+         ++l) {
+        const int fits = l == OPCOST_LEVEL_DRAM ||
+                         (c->level_bytes[l] &&
+                          working_set_bytes <= (double)c->level_bytes[l]);
+        if (fits && isfinite(c->mix[l][mix].gbps)) {
+            *level = (opcost_level)l;
+            return &c->mix[l][mix];
+        }
+    }
+    return NULL;
 }
 
 int opcost_ceiling_measure(int threads, size_t llc_bytes_or_0,
@@ -363,8 +519,8 @@ int opcost_ceiling_measure(int threads, size_t llc_bytes_or_0,
         out->llc_bytes =
             opcost_llc_bytes(out->llc_source, sizeof out->llc_source);
     }
-    /* Three arrays of 4 x LLC each must fit in size_t. */
-    if (out->llc_bytes > SIZE_MAX / 16) {
+    /* Four arrays of 4 x LLC each must fit in size_t. */
+    if (out->llc_bytes > SIZE_MAX / 32) {
         snprintf(err, errlen, "llc_bytes: %zu is too large", out->llc_bytes);
         return -1;
     }
@@ -376,51 +532,83 @@ int opcost_ceiling_measure(int threads, size_t llc_bytes_or_0,
         n = (size_t)threads * 8;
     out->elements = n;
     out->array_bytes = n * sizeof(double);
+    /* the cache levels: the run's cores' L2s (private per core), the LLC;
+     * a level at least as large as the next one above it is skipped */
+    const size_t l2 = llc_bytes_or_0 ? 0 : rowops_cpu_cache_level_bytes(2);
+    out->level_bytes[OPCOST_LEVEL_L2] =
+        l2 && l2 * (size_t)threads < out->llc_bytes ? l2 * (size_t)threads : 0;
+    out->level_bytes[OPCOST_LEVEL_L3] = out->llc_bytes;
+    out->level_bytes[OPCOST_LEVEL_DRAM] = 0;
     fill_kernel_info(out);
+    for (int l = 0; l < OPCOST_LEVELS; ++l)
+        for (int m = 0; m < OPCOST_MIXES; ++m)
+            out->mix[l][m] = (opcost_mix_ceiling){NAN, NAN, NAN, 0};
 
-    probe *p = calloc(1, sizeof *p);
-    worker *w = calloc((size_t)threads, sizeof *w);
-    if (p) {
-        p->a = alloc_array(out->array_bytes);
-        p->b = alloc_array(out->array_bytes);
-        p->c = alloc_array(out->array_bytes);
-    }
+    double *arrays[4] = {NULL, NULL, NULL, NULL};
+    for (int i = 0; i < 4; ++i)
+        arrays[i] = alloc_array(out->array_bytes);
     int rc = 0;
-    if (!p || !w || !p->a || !p->b || !p->c) {
+    if (!arrays[0] || !arrays[1] || !arrays[2] || !arrays[3]) {
         snprintf(err, errlen,
-                 "cannot allocate 3 arrays of %zu bytes "
+                 "cannot allocate 4 arrays of %zu bytes "
                  "(4 x LLC of %zu bytes)",
                  out->array_bytes, out->llc_bytes);
         rc = -1;
-    } else {
-        p->threads = threads;
-        for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k)
-            p->available[k] = out->k[k].available;
-        expected_values(p);
-        pthread_mutex_init(&p->mu, NULL);
-        pthread_cond_init(&p->cv, NULL);
-        const int e =
-            pthread_barrier_init(&p->barrier, NULL, (unsigned)threads);
-        if (e) {
-            snprintf(err, errlen, "threads: cannot create a barrier for %d: %s",
-                     threads, strerror(e));
-            rc = -1;
-        } else {
-            rc = run_probe(p, w, threads, n, out, err, errlen);
-            pthread_barrier_destroy(&p->barrier);
+    }
+    /* DRAM: every kernel once per trial over the whole arrays */
+    if (rc == 0)
+        rc = probe_at(arrays, threads, n, 1, 0, out, err, errlen);
+    if (rc == 0)
+        for (int m = 0; m < OPCOST_MIXES; ++m)
+            out->mix[OPCOST_LEVEL_DRAM][m] =
+                mix_of(out, (opcost_mix)m, 4 * out->array_bytes);
+    /* each cache level: ordinary stores on half of it (four arrays),
+     * repeated to about 64 MiB of traffic per trial */
+    for (int l = OPCOST_LEVEL_L2; rc == 0 && l < OPCOST_LEVEL_DRAM; ++l) {
+        if (!out->level_bytes[l])
+            continue;
+        size_t ln = out->level_bytes[l] / 2 / (4 * sizeof(double));
+        ln = ln / 8 * 8;
+        if (ln < (size_t)threads * 8)
+            continue;
+        opcost_ceiling lv = *out;
+        const size_t per_trial = ln * 4 * sizeof(double);
+        const int repeat = (int)(((size_t)64 << 20) / per_trial + 1);
+        rc = probe_at(arrays, threads, ln, repeat, 1, &lv, err, errlen);
+        for (int m = 0; rc == 0 && m < OPCOST_MIXES; ++m) {
+            out->mix[l][m] = mix_of(&lv, (opcost_mix)m, per_trial);
+            out->mix[l][m].nt_gbps = NAN;
         }
-        pthread_cond_destroy(&p->cv);
-        pthread_mutex_destroy(&p->mu);
-        if (rc == 0)
-            summarize(p, out);
+        if (rc == 0 && lv.max_rel_err > out->max_rel_err)
+            out->max_rel_err = lv.max_rel_err;
     }
-    if (p) {
-        free(p->a);
-        free(p->b);
-        free(p->c);
-    }
-    free(p);
-    free(w);
+    for (int i = 0; i < 4; ++i)
+        free(arrays[i]);
     out->seconds = opcost_seconds_since(t_start);
     return rc;
+}
+
+static double better(double a, double b)
+{
+    return !(b > a) ? a : b; /* NAN loses */
+}
+
+void opcost_ceiling_merge(opcost_ceiling *c, const opcost_ceiling *other)
+{
+    for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
+        c->k[k].gbps = better(c->k[k].gbps, other->k[k].gbps);
+        c->k[k].wa_gbps = better(c->k[k].wa_gbps, other->k[k].wa_gbps);
+    }
+    for (int l = 0; l < OPCOST_LEVELS; ++l)
+        for (int m = 0; m < OPCOST_MIXES; ++m) {
+            opcost_mix_ceiling *x = &c->mix[l][m];
+            const opcost_mix_ceiling *y = &other->mix[l][m];
+            x->plain_gbps = better(x->plain_gbps, y->plain_gbps);
+            x->nt_gbps = better(x->nt_gbps, y->nt_gbps);
+            x->gbps = better(x->plain_gbps, x->nt_gbps);
+        }
+    if (other->best_gbps > c->best_gbps) {
+        c->best_gbps = other->best_gbps;
+        c->best_kernel = other->best_kernel;
+    }
 }

@@ -1,7 +1,17 @@
-/* STREAM-style memory-bandwidth ceiling, measured at the start of every
- * benchmark run: copy (c = a) and triad (a = b + s*c), each with ordinary
- * and with non-temporal stores, on T threads over arrays of doubles each at
- * least 4x the last-level cache. GB = 1e9 bytes. */
+/* STREAM-style memory-bandwidth ceilings, measured at the start of every
+ * benchmark run on T threads, GB = 1e9 bytes:
+ *   - DRAM, arrays of doubles each at least 4x the last-level cache: copy
+ *     (c = a) and triad (a = b + s*c), STREAM's, and the two op mixes: the
+ *     rows mix (1 read + 1 write: copy) and the fused mix (2 reads + 2
+ *     writes: add2, c = a + b, d = s*(a + b)), each with ordinary and with
+ *     non-temporal stores;
+ *   - the cache levels a warm point's working set can fall into (the L2s
+ *     of the T cores, the last-level cache): the same mixes with ordinary
+ *     stores on a working set of half the level, repeated so one trial
+ *     lasts about a millisecond.
+ * A row's fraction of peak divides by the ceiling of its op's mix at the
+ * level its working set falls into (opcost_ceiling_for): a bound on what
+ * that traffic can reach on this machine. */
 #ifndef OPCOST_CEILING_H
 #define OPCOST_CEILING_H
 
@@ -25,19 +35,49 @@ typedef enum opcost_ceiling_kernel_id {
     OPCOST_CEILING_TRIAD,
     OPCOST_CEILING_COPY_NT,
     OPCOST_CEILING_TRIAD_NT,
+    OPCOST_CEILING_ADD2,    /* c = a + b; d = s*(a + b): 2 reads, 2 writes */
+    OPCOST_CEILING_ADD2_NT, /* the same with non-temporal stores */
     OPCOST_CEILING_KERNELS
 } opcost_ceiling_kernel_id;
+
+/* What an op moves per element: rms_norm_rows reads x and writes y;
+ * fused_add_rms_norm reads x and residual and writes out and h. */
+typedef enum opcost_mix {
+    OPCOST_MIX_ROWS = 0, /* 1 read + 1 write */
+    OPCOST_MIX_FUSED,    /* 2 reads + 2 writes */
+    OPCOST_MIXES
+} opcost_mix;
+
+/* Where a working set lives. */
+typedef enum opcost_level {
+    OPCOST_LEVEL_L2 = 0,
+    OPCOST_LEVEL_L3, /* the last-level cache */
+    OPCOST_LEVEL_DRAM,
+    OPCOST_LEVELS
+} opcost_level;
+
+const char *opcost_level_name(opcost_level level); /* "l2", "l3", "dram" */
+const char *opcost_mix_name(opcost_mix mix);       /* "rows", "fused" */
+
+/* One mix at one level: the best of its store kinds. */
+typedef struct opcost_mix_ceiling {
+    double gbps;        /* max(plain_gbps, nt_gbps); NAN: not measured */
+    double plain_gbps;  /* ordinary stores */
+    double nt_gbps;     /* non-temporal stores (DRAM only; NAN elsewhere) */
+    size_t working_set; /* bytes the probe's arrays spanned */
+} opcost_mix_ceiling;
 
 typedef struct opcost_ceiling_kernel {
     const char *name; /* "copy", "triad", "copy_nt", "triad_nt" */
     /* 0 when non-temporal stores are unavailable (not x86 with SSE2): the
      * figures are then NAN. */
     int available;
-    /* Bytes the source reads + writes per element: copy 16, triad 24. */
+    /* Bytes the source reads + writes per element: copy 16, triad 24,
+     * add2 32. */
     int bytes_per_element;
     /* Ordinary stores also read each destination line first (write
-     * allocate): copy 24, triad 32 per element. 0 for non-temporal. This is
-     * a stated model, not a measured count. */
+     * allocate): copy 24, triad 32, add2 48 per element. 0 for
+     * non-temporal. This is a stated model, not a measured count. */
     int wa_bytes_per_element;
     double best_s, avg_s; /* over the counted trials */
     double gbps;          /* bytes_per_element * elements / best_s / 1e9 */
@@ -56,7 +96,25 @@ typedef struct opcost_ceiling {
     const char *best_kernel; /* its name */
     double max_rel_err;      /* final arrays against the STREAM recurrence */
     double seconds;          /* wall time of the whole probe */
+    /* The op mixes per level, and each level's capacity across the run's
+     * threads (L2: one core's L2 times the threads; 0 when unknown: that
+     * level is then not measured and working sets skip it). */
+    opcost_mix_ceiling mix[OPCOST_LEVELS][OPCOST_MIXES];
+    size_t level_bytes[OPCOST_LEVELS];
 } opcost_ceiling;
+
+/* Merges a second probe of the same machine into c: each kernel's, mix's
+ * and the best figure become the better of the two. */
+void opcost_ceiling_merge(opcost_ceiling *c, const opcost_ceiling *other);
+
+/* The ceiling of a row: its op's mix at the level its working set (the
+ * bytes one call touches) falls into, or DRAM when the row is cold (its
+ * data is not in any cache when a call starts). *level is set. NULL when
+ * that ceiling was not measured. */
+const opcost_mix_ceiling *opcost_ceiling_for(const opcost_ceiling *c,
+                                             opcost_mix mix, int cold,
+                                             double working_set_bytes,
+                                             opcost_level *level);
 
 /* Measures the ceiling with `threads` threads (1..1024), each owning a
  * contiguous slice that it first-touches. llc_bytes_or_0 = 0 detects the
@@ -74,10 +132,10 @@ int opcost_ceiling_measure(int threads, size_t llc_bytes_or_0,
 size_t opcost_llc_bytes(char *source, size_t len);
 
 /* One kernel over elements [0, n) on the calling thread (any alignment):
- * what the probe times, exposed for tests. Returns -1 if the kernel is
- * unavailable on this build. */
+ * what the probe times, exposed for tests (d: add2's second output).
+ * Returns -1 if the kernel is unavailable on this build. */
 int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
-                              const double *b, double *c, size_t n,
+                              const double *b, double *c, double *d, size_t n,
                               double scalar);
 
 #ifdef __cplusplus

@@ -48,7 +48,8 @@ static const char check_usage[] =
     "usage: opcost check [--require-ok] [--allow-wrong PATH] FILE.csv...\n"
     "Checks each results CSV against the schema and, when its .samples.csv\n"
     "sidecar exists, the sidecar against the rows (every sample of a row,\n"
-    "in its repetitions). Errors name file:line:column.\n"
+    "in its repetitions). Errors name file:line:column. Warns (on stderr,\n"
+    "the exit status unchanged) of rows whose frac_of_peak exceeds 1.05.\n"
     "  --require-ok        every row must also have status ok\n"
     "  --allow-wrong PATH  except rows of PATH with status wrong\n"
     "  -h, --help          this text\n"
@@ -158,6 +159,21 @@ static int check_main(int argc, char **argv)
                         opcost_status_name(rows[r].status), rows[r].note);
                 bad = bad ? bad : 1;
             }
+        /* a fraction of peak above one is a claim nobody can use: the
+         * row's ceiling did not bound it */
+        for (size_t r = 0; r < n; ++r)
+            if (rows[r].frac_of_peak > OPCOST_FRAC_OF_PEAK_WARN)
+                fprintf(stderr,
+                        "%s: warning: row %zu (%s %s B=%lld N=%lld %s %s): "
+                        "frac_of_peak %.3f > %.2f: its ceiling (%s, %.1f "
+                        "GB/s) does not bound it\n",
+                        argv[i], r + 1, rows[r].path, rows[r].op,
+                        (long long)rows[r].B, (long long)rows[r].N,
+                        rows[r].dtype, rows[r].layout, rows[r].frac_of_peak,
+                        OPCOST_FRAC_OF_PEAK_WARN,
+                        rows[r].ceiling_kind[0] ? rows[r].ceiling_kind
+                                                : "one ceiling for all rows",
+                        rows[r].ceiling_gbps);
         if (!bad)
             printf("%s: %zu rows, %zu samples: ok\n", argv[i], n, ns);
         free(samples);

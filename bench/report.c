@@ -73,6 +73,19 @@ void opcost_report_header(FILE *f, const opcost_config *cfg,
             "%.1f GB/s counting it)\n",
             c->k[OPCOST_CEILING_COPY].wa_gbps,
             c->k[OPCOST_CEILING_TRIAD].wa_gbps);
+    /* what each row divides by: its op's mix at its working set's level */
+    fprintf(f, "  op mixes   ");
+    for (int l = OPCOST_LEVELS - 1; l >= 0; --l)
+        for (int m = 0; m < OPCOST_MIXES; ++m)
+            if (isfinite(c->mix[l][m].gbps))
+                fprintf(f, " %s %s %.1f%s", opcost_level_name(l),
+                        opcost_mix_name(m), c->mix[l][m].gbps,
+                        l == OPCOST_LEVEL_DRAM ? " (nt/plain best)" : "");
+    fprintf(f,
+            " GB/s\n              (rows mix: 1 read + 1 write; fused: 2 "
+            "reads + 2 writes; cache levels at half their size, L2 %.1f "
+            "MiB over the threads)\n",
+            (double)c->level_bytes[OPCOST_LEVEL_L2] / (1 << 20));
     fprintf(f, "  output      %s\n\n", out_path);
     fflush(f);
 }

@@ -83,13 +83,15 @@ static const column columns[] = {
     {COL(ceiling_gbps, 0), 1},
     {COL(frac_of_peak, 0), 1},
     {COL(note, 0), 1},
-    /* version 2: measured attribution and the GPU */
+    /* version 2: measured attribution, the GPU, ceilings per op mix */
     {COL(device_us, 0), 2},
     {COL(other_kernel_us, 0), 2},
     {COL(attribution_source, 0), 2},
     {COL(tracer_overhead, 0), 2},
     {COL(sm_clock_mhz, 0), 2},
     {COL(throttle_reasons, 0), 2},
+    {COL(ceiling_kind, 0), 2},
+    {COL(working_set_bytes, 0), 2},
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 

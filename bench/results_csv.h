@@ -14,13 +14,18 @@ extern "C" {
 #endif
 
 /* Version 2 added device_us, other_kernel_us, attribution_source,
- * tracer_overhead, sm_clock_mhz and throttle_reasons; files of every
- * earlier version still load (their new columns read as empty). */
+ * tracer_overhead, sm_clock_mhz, throttle_reasons, ceiling_kind and
+ * working_set_bytes; files of every earlier version still load (their new
+ * columns read as empty). */
 #define OPCOST_RESULTS_SCHEMA_VERSION 2
 
 /* Capacity of text fields, including the terminating NUL. */
 #define OPCOST_TEXT_MAX 128
 #define OPCOST_NOTE_MAX 1024
+
+/* opcost check warns of rows whose frac_of_peak exceeds this: their
+ * ceiling did not bound them. */
+#define OPCOST_FRAC_OF_PEAK_WARN 1.05
 
 /* An integer column left empty (does not apply). */
 #define OPCOST_INT_NA INT64_MIN
@@ -89,6 +94,10 @@ typedef struct opcost_result {
     double frac_of_peak;
     double sm_clock_mhz;                    /* GPU: SM clock at the point */
     char throttle_reasons[OPCOST_TEXT_MAX]; /* GPU: clock event reasons */
+    /* which ceiling frac_of_peak divides by ("dram fused nt", "l3 rows
+     * plain", ...) and the bytes one call touches (its level) */
+    char ceiling_kind[OPCOST_TEXT_MAX];
+    int64_t working_set_bytes;
     char note[OPCOST_NOTE_MAX];
 } opcost_result;
 

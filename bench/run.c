@@ -248,7 +248,7 @@ static uint64_t rng_next(uint64_t *s)
 
 static void fill_identity(opcost_result *row, const opcost_config *cfg,
                           const opcost_hostinfo *host, const opcost_case *c,
-                          const opcost_workload *w, double ceiling_gbps)
+                          const opcost_workload *w)
 {
     opcost_result_init(row);
     snprintf(row->run_id, sizeof row->run_id, "%s", host->run_id);
@@ -277,7 +277,6 @@ static void fill_identity(opcost_result *row, const opcost_config *cfg,
     snprintf(row->freq, sizeof row->freq, "%s", c->freq_text);
     row->cache_state = w ? w->cache : OPCOST_CACHE_WARM;
     row->bytes = opcost_case_bytes(c);
-    row->ceiling_gbps = ceiling_gbps;
 }
 
 static void set_status(opcost_result *row, opcost_status s, const char *note)
@@ -302,6 +301,37 @@ static int verify_path(opcost_path_run *r, char *why, size_t len,
         rc = r->path->verify(r, 0, why, len);
     rowops_bridge_poison_outputs(0);
     return rc;
+}
+
+/* The ceiling a row's traffic is bounded by (bench/ceiling.h): its op's
+ * mix at the level its working set (the bytes one call touches) falls
+ * into, DRAM when cold; on a GPU the device-to-device copy. Sets
+ * ceiling_gbps, ceiling_kind, working_set_bytes and frac_of_peak. */
+static void set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu)
+{
+    row->working_set_bytes = row->bytes;
+    if (gpu) {
+        row->ceiling_gbps = c->best_gbps;
+        snprintf(row->ceiling_kind, sizeof row->ceiling_kind, "dram d2d_copy");
+    } else {
+        const opcost_mix mix = strcmp(row->op, "rms_norm_rows")
+                                   ? OPCOST_MIX_FUSED
+                                   : OPCOST_MIX_ROWS;
+        opcost_level level = OPCOST_LEVEL_DRAM;
+        const opcost_mix_ceiling *m =
+            row->bytes == OPCOST_INT_NA
+                ? NULL
+                : opcost_ceiling_for(c, mix,
+                                     row->cache_state == OPCOST_CACHE_COLD,
+                                     (double)row->bytes, &level);
+        row->ceiling_gbps = m ? m->gbps : NAN;
+        row->ceiling_kind[0] = '\0';
+        if (m)
+            snprintf(row->ceiling_kind, sizeof row->ceiling_kind, "%s %s %s",
+                     opcost_level_name(level), opcost_mix_name(mix),
+                     m->gbps == m->nt_gbps ? "nt" : "plain");
+    }
+    row->frac_of_peak = row->gbps / row->ceiling_gbps;
 }
 
 static int stop_rule_for(opcost_stop_rule *rule, const opcost_config *cfg,
@@ -344,7 +374,6 @@ static void summarize_row(opcost_result *row, const opcost_timer_state *t,
     if (t->device_samples)
         row->device_us = median_of(t->device_samples, t->n);
     row->gbps = (double)row->bytes / (s.median * 1e-6) / 1e9;
-    row->frac_of_peak = row->gbps / row->ceiling_gbps;
 }
 
 static void append_note(opcost_result *row, const char *text)
@@ -461,8 +490,8 @@ static void record_gpu_clock(const run_device *dev, run_out *out,
 
 static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                          const run_device *dev, const opcost_case *c,
-                         double ceiling_gbps, int64_t point_seed, run_out *out,
-                         char *err, size_t len)
+                         const opcost_ceiling *ceiling, int64_t point_seed,
+                         run_out *out, char *err, size_t len)
 {
     opcost_workload w;
     char why[1024];
@@ -500,8 +529,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 return -1;
             }
             s->row_index = out->nrows - 1;
-            fill_identity(row, cfg, host, c, made == 0 ? &w : NULL,
-                          ceiling_gbps);
+            fill_identity(row, cfg, host, c, made == 0 ? &w : NULL);
             snprintf(row->path, sizeof row->path, "%s", path->name);
             snprintf(row->variant, sizeof row->variant, "%s",
                      s->run.variant->name);
@@ -596,6 +624,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         path_slot *s = &slots[i];
         if (s->timing)
             summarize_row(&out->rows[s->row_index], &s->timer, cfg->reps);
+        set_ceiling(&out->rows[s->row_index], ceiling, dev->cuda);
         if (s->timing && s->run.path->takes_variants &&
             (isnan(kernel_median) || s->run.variant == &opcost_variant_auto))
             kernel_median = out->rows[s->row_index].median_us;
@@ -777,8 +806,7 @@ static int run_on(const opcost_config *cfg, run_device *dev)
                         rc = 1;
                         break;
                     }
-                    fill_identity(row, cfg, &host, &cl.cases[i], NULL,
-                                  ceiling.best_gbps);
+                    fill_identity(row, cfg, &host, &cl.cases[i], NULL);
                     snprintf(row->path, sizeof row->path, "%s", path->name);
                     snprintf(row->variant, sizeof row->variant, "%s",
                              path->takes_variants ? cfg->variants[v]->name
@@ -790,8 +818,8 @@ static int run_on(const opcost_config *cfg, run_device *dev)
             }
             continue;
         }
-        if (measure_point(cfg, &host, dev, &cl.cases[i], ceiling.best_gbps,
-                          (int64_t)i, &out, err, sizeof err)) {
+        if (measure_point(cfg, &host, dev, &cl.cases[i], &ceiling, (int64_t)i,
+                          &out, err, sizeof err)) {
             fprintf(stderr, "\nopcost run: %s\n", err);
             rc = 1;
         }
@@ -805,6 +833,25 @@ static int run_on(const opcost_config *cfg, run_device *dev)
     opcost_nvtx_pop(OPCOST_NVTX_RUN);
     if (isatty(fileno(stderr)))
         fputc('\n', stderr);
+    /* the ceilings again at the end: the machine's bandwidth drifts over
+     * a run (other tenants, clocks), and a row must not beat the ceiling
+     * it is divided by because the start was a slow moment; each ceiling
+     * is the better of the two probes */
+    if (!dev->cuda && !opcost_interrupted()) {
+        opcost_ceiling again;
+        if (opcost_ceiling_measure(cfg->threads, 0, &again, err, sizeof err) ==
+            0) {
+            opcost_ceiling_merge(&ceiling, &again);
+            for (size_t r = 0; r < out.nrows; ++r)
+                set_ceiling(&out.rows[r], &ceiling, 0);
+            printf("ceiling (better of the run's start and end): dram rows "
+                   "%.1f, fused %.1f GB/s\n",
+                   ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_ROWS].gbps,
+                   ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps);
+        } else {
+            fprintf(stderr, "opcost run: ceiling probe at the end: %s\n", err);
+        }
+    }
     opcost_journal_hold(journal);
     if (opcost_results_write(out_path, out.rows, out.nrows, err, sizeof err)) {
         /* never lose a run: fall back to the temporary directory */

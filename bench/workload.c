@@ -77,13 +77,20 @@ static void fill(void *base, int64_t count, rowops_dtype dt, uint64_t *s)
         rowops_store_d(base, i, dt, next_value(s));
 }
 
-/* Input sets a point rotates through: their total at least 2 x LLC when
- * cold (at least 2, at most OPCOST_MAX_SETS), else one. */
-static size_t sets_for(double set_in, size_t llc_bytes, int cold)
+/* Sets a point rotates through: when cold, enough that the inputs and
+ * outputs of all of them span at least OPCOST_COLD_SPAN_LLC x the
+ * last-level cache (what the DRAM ceiling's arrays span each), so a set's
+ * data is out of every cache level when its turn comes again (at least 2
+ * sets, at most OPCOST_MAX_SETS; one set already that large suffices);
+ * warm: one. */
+static size_t sets_for(double set_bytes, size_t llc_bytes, int cold)
 {
     if (!cold)
         return 1;
-    double n = ceil(2.0 * (double)llc_bytes / set_in);
+    const double span = (double)OPCOST_COLD_SPAN_LLC * (double)llc_bytes;
+    if (set_bytes >= span)
+        return 1;
+    double n = ceil(span / set_bytes);
     n = n < 2 ? 2 : n > OPCOST_MAX_SETS ? OPCOST_MAX_SETS : n;
     return (size_t)n;
 }
@@ -99,10 +106,11 @@ double opcost_workload_bytes(const opcost_case *c, size_t llc_bytes, int cold)
         in_one * (fused ? 2 : 1) +
         (fused ? (double)c->N * (double)rowops_dtype_size(c->weight_dtype) : 0);
     const double set_out = (double)c->B * (double)c->N * es * (fused ? 2 : 1);
-    const double inputs = set_in * (double)sets_for(set_in, llc_bytes, cold);
+    const double nsets = (double)sets_for(set_in + set_out, llc_bytes, cold);
+    const double inputs = set_in * nsets;
     /* the kernel path's contiguous copies, its outputs, and the fresh
      * outputs of up to two PyTorch calls alive at once */
-    return 2 * inputs + 3 * set_out;
+    return 2 * inputs + 3 * set_out * nsets;
 }
 
 int64_t opcost_case_bytes(const opcost_case *c)
@@ -147,18 +155,22 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
     const size_t out_one = round_up((size_t)(c->B * c->N) * es);
     const size_t set_out =
         out_one * (fused ? 2 : 1) + round_up((size_t)c->B * acc);
-    const size_t nsets = sets_for(set_in, llc_bytes, cold);
+    const size_t nsets = sets_for((double)(set_in + set_out), llc_bytes, cold);
     w->nsets = (int)nsets;
     w->input_bytes = nsets * set_in;
-    w->cache = cold && w->input_bytes >= llc_bytes ? OPCOST_CACHE_COLD
-                                                   : OPCOST_CACHE_WARM;
+    /* cold only when the rotation reached its span (OPCOST_MAX_SETS of a
+     * tiny shape may not) */
+    w->cache = cold && (double)(nsets * (set_in + set_out)) >=
+                           (double)OPCOST_COLD_SPAN_LLC * (double)llc_bytes
+                   ? OPCOST_CACHE_COLD
+                   : OPCOST_CACHE_WARM;
     w->set_in_bytes = set_in;
     w->set_out_bytes = set_out;
     w->sets = calloc(nsets, sizeof *w->sets);
     w->in_mem = aligned_alloc(ALIGN, nsets * set_in);
     /* One output set for every call: a model's allocator hands back the
      * memory it just freed, so outputs are written to recycled memory. */
-    w->out_mem = aligned_alloc(ALIGN, set_out);
+    w->out_mem = aligned_alloc(ALIGN, nsets * set_out);
     if (!w->sets || !w->in_mem || !w->out_mem) {
         snprintf(err, errlen,
                  "cannot allocate %zu input sets of %zu + %zu bytes "
@@ -172,7 +184,7 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
         s = 1;
     for (size_t i = 0; i < nsets; ++i) {
         char *in = (char *)w->in_mem + i * set_in;
-        char *out = w->out_mem;
+        char *out = (char *)w->out_mem + i * set_out;
         opcost_set *st = &w->sets[i];
         const int64_t se = storage_elems(c->layout, c->B, c->N);
         fill(in, se, c->dtype, &s);
@@ -223,7 +235,8 @@ int opcost_workload_to_device(opcost_workload *w, int cuda_arch, char *err,
     char e[512];
     w->dev_in = rowops_bridge_cuda_alloc(in, e, sizeof e);
     w->dev_out = w->dev_in
-                     ? rowops_bridge_cuda_alloc(w->set_out_bytes, e, sizeof e)
+                     ? rowops_bridge_cuda_alloc(
+                           w->set_out_bytes * (size_t)w->nsets, e, sizeof e)
                      : NULL;
     if (!w->dev_in || !w->dev_out ||
         rowops_bridge_cuda_copy(w->dev_in, w->in_mem, in,
@@ -293,8 +306,8 @@ void opcost_workload_poison_outputs(opcost_workload *w)
 {
     if (w->cuda) { /* every output lies in dev_out */
         char e[256];
-        rowops_bridge_cuda_memset(w->dev_out, 0xFF, w->set_out_bytes, e,
-                                  sizeof e);
+        rowops_bridge_cuda_memset(
+            w->dev_out, 0xFF, w->set_out_bytes * (size_t)w->nsets, e, sizeof e);
         return;
     }
     for (int i = 0; i < (w->nsets ? 1 : 0); ++i) { /* one shared set */

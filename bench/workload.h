@@ -1,8 +1,9 @@
 /* The memory one benchmark point runs on: a case (a shape-file row) and
- * its input sets in the original layout, rotated between calls so their
- * total exceeds the last-level cache (cold), plus one contiguous output
- * set, shared by every call, for the paths that write into caller memory
- * (as a model's allocator recycles the activation it just freed).
+ * its sets, each its inputs in the original layout and its own contiguous
+ * outputs (for the paths that write into caller memory), rotated between
+ * calls so that all sets together span OPCOST_COLD_SPAN_LLC x the
+ * last-level cache (cold): when a set's turn comes again, neither its
+ * inputs nor its outputs are in any cache level.
  *
  * Layouts are those of shapes/README.md: contiguous [B, N]; transposed, a
  * [B, N] view of an [N, B] buffer (strides (1, B)); row_strided, row stride
@@ -65,9 +66,13 @@ typedef struct opcost_workload {
 
 /* The most sets a point rotates through. */
 #define OPCOST_MAX_SETS 65536
+/* A cold rotation spans this many last-level caches: what each array of
+ * the DRAM ceiling spans (bench/ceiling.h). */
+#define OPCOST_COLD_SPAN_LLC 4
 
 /* Allocates and fills (random non-zero values from seed) enough sets that
- * their inputs total at least 2 x llc_bytes when cold, else one set.
+ * their inputs and outputs span OPCOST_COLD_SPAN_LLC x llc_bytes when
+ * cold, else one set.
  * Returns 0, or -1 with err. */
 int opcost_workload_make(opcost_workload *w, const opcost_case *c,
                          size_t llc_bytes, int cold, uint64_t seed, char *err,

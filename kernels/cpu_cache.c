@@ -96,3 +96,21 @@ size_t rowops_cpu_llc_bytes_cached(void)
         cached = rowops_cpu_llc_bytes(NULL, 0);
     return cached;
 }
+
+size_t rowops_cpu_cache_level_bytes(int want)
+{
+    static const char dir[] = "/sys/devices/system/cpu/cpu0/cache";
+    for (int i = 0; i < 16; ++i) {
+        char path[128], level[32], type[32], size[32];
+        snprintf(path, sizeof path, "%s/index%d/level", dir, i);
+        if (read_line(path, level, sizeof level) || atoi(level) != want)
+            continue;
+        snprintf(path, sizeof path, "%s/index%d/type", dir, i);
+        if (read_line(path, type, sizeof type) || !strcmp(type, "Instruction"))
+            continue;
+        snprintf(path, sizeof path, "%s/index%d/size", dir, i);
+        if (!read_line(path, size, sizeof size))
+            return parse_size(size);
+    }
+    return 0;
+}

@@ -14,7 +14,12 @@ extern "C" {
  * into source (may be NULL): sysfs, else sysconf, else the fallback. */
 size_t rowops_cpu_llc_bytes(char *source, size_t len);
 
-/* The same, detected once per process (the kernels' hot path). */
+/* Bytes of cpu0's data or unified cache of one level (1, 2, ...) from
+ * sysfs; 0 when sysfs does not say. */
+size_t rowops_cpu_cache_level_bytes(int level);
+
+/* rowops_cpu_llc_bytes, detected once per process (the kernels' hot
+ * path). */
 size_t rowops_cpu_llc_bytes_cached(void);
 
 #ifdef __cplusplus

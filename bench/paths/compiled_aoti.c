@@ -33,7 +33,7 @@ typedef struct aoti_state {
     loaded *pkg;
     rowops_bridge_tensor **in; /* nsets x (1 or 3) */
     int per_set;
-    rowops_bridge_result result;
+    rowops_bridge_result *results; /* per set, as torch_route.c's */
     double build_ms;
 } aoti_state;
 
@@ -99,8 +99,11 @@ static int aoti_prepare(opcost_path_run *r, char *why, size_t len)
     pkg->reported = 1;
     s->per_set = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM ? 3 : 1;
     s->in = calloc((size_t)(w->nsets * s->per_set), sizeof *s->in);
-    if (!s->in)
+    s->results = calloc((size_t)w->nsets, sizeof *s->results);
+    if (!s->in || !s->results) {
+        snprintf(why, len, "out of memory");
         return -1;
+    }
     for (int i = 0; i < w->nsets; ++i) {
         const rowops_tensor *t[3] = {&w->sets[i].x, &w->sets[i].residual,
                                      &w->sets[i].weight};
@@ -117,7 +120,7 @@ static int aoti_run(opcost_path_run *r, int set, char *err, size_t len)
 {
     aoti_state *s = r->priv;
     return rowops_bridge_aoti_run(s->pkg->model, s->in + set * s->per_set,
-                                  s->per_set, &s->result, err, len);
+                                  s->per_set, &s->results[set], err, len);
 }
 
 static int aoti_verify(opcost_path_run *r, int set, char *why, size_t len)
@@ -125,12 +128,13 @@ static int aoti_verify(opcost_path_run *r, int set, char *why, size_t len)
     aoti_state *s = r->priv;
     opcost_outputs o;
     memset(&o, 0, sizeof o);
-    o.out = s->result.desc[0];
-    if (s->result.count == 3) {
-        o.residual_out = s->result.desc[1];
-        o.rstd = s->result.desc[2];
-    } else if (s->result.count == 2) {
-        o.rstd = s->result.desc[1];
+    const rowops_bridge_result *res = &s->results[set];
+    o.out = res->desc[0];
+    if (res->count == 3) {
+        o.residual_out = res->desc[1];
+        o.rstd = res->desc[2];
+    } else if (res->count == 2) {
+        o.rstd = res->desc[1];
     }
     const char *ran = rowops_bridge_last_dispatch();
     if (*ran)
@@ -144,7 +148,9 @@ static void aoti_release(opcost_path_run *r)
     aoti_state *s = r->priv;
     if (!s)
         return;
-    rowops_bridge_result_clear(&s->result);
+    for (int i = 0; s->results && i < r->w->nsets; ++i)
+        rowops_bridge_result_clear(&s->results[i]);
+    free(s->results);
     for (int i = 0; s->in && i < r->w->nsets * s->per_set; ++i)
         rowops_bridge_release(s->in[i]);
     free(s->in);

@@ -10,7 +10,11 @@
 #include <string.h>
 
 typedef struct python_state {
-    PyObject *runner, *fn, *args, *last;
+    PyObject *runner, *fn, *args;
+    /* per set: its last call's result, alive until the next call on the
+     * same set replaces it (the sets' outputs span the cold rotation) */
+    PyObject **last;
+    int nsets;
     double compile_ms;
     int compiled_first;
 } python_state;
@@ -44,6 +48,12 @@ int opcost_python_prepare_calls(opcost_path_run *r, const char *runner,
     }
     r->priv = s;
     s->compile_ms = NAN;
+    s->last = PyMem_Calloc((size_t)w->nsets, sizeof *s->last);
+    if (!s->last) {
+        snprintf(why, len, "out of memory");
+        return -1;
+    }
+    s->nsets = w->nsets;
     PyObject *sets = PyList_New(w->nsets);
     for (int i = 0; sets && i < w->nsets; ++i) {
         const rowops_call c = calls ? calls[i] : opcost_workload_call(w, i);
@@ -92,8 +102,8 @@ int opcost_python_run(opcost_path_run *r, int set, char *err, size_t len)
     PyObject *res = PyObject_Call(s->fn, PyList_GET_ITEM(s->args, set), NULL);
     if (!res)
         return opcost_python_error(err, len);
-    Py_XDECREF(s->last); /* the previous call's outputs are freed now */
-    s->last = res;
+    Py_XDECREF(s->last[set]); /* that set's previous outputs are freed */
+    s->last[set] = res;
     return 0;
 }
 
@@ -134,7 +144,8 @@ int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len)
 {
     python_state *s = r->priv;
     opcost_outputs o;
-    const int rc = opcost_python_outputs(s->last, is_add_path(r), &o, why, len);
+    const int rc =
+        opcost_python_outputs(s->last[set], is_add_path(r), &o, why, len);
     if (rc)
         return rc;
     if (strcmp(r->dispatch_path, "dispatcher") == 0) {
@@ -154,7 +165,9 @@ void opcost_python_release(opcost_path_run *r)
     python_state *s = r->priv;
     if (!s)
         return;
-    Py_XDECREF(s->last);
+    for (int i = 0; s->last && i < s->nsets; ++i)
+        Py_XDECREF(s->last[i]);
+    PyMem_Free(s->last);
     Py_XDECREF(s->args);
     Py_XDECREF(s->fn);
     Py_XDECREF(s->runner);

@@ -7,7 +7,11 @@
 typedef struct torch_state {
     rowops_bridge_route route;
     rowops_bridge_tensor **x, **residual, **weight;
-    rowops_bridge_result result, scratch;
+    /* per set: its last call's outputs, alive until the next call on the
+     * same set replaces them (the sets' outputs span the cold rotation,
+     * as the C paths' do) */
+    rowops_bridge_result *results;
+    rowops_bridge_result scratch;
 } torch_state;
 
 int opcost_torch_prepare(opcost_path_run *r, rowops_bridge_route route,
@@ -28,7 +32,8 @@ int opcost_torch_prepare(opcost_path_run *r, rowops_bridge_route route,
     s->x = calloc(n, sizeof *s->x);
     s->residual = calloc(n, sizeof *s->residual);
     s->weight = calloc(n, sizeof *s->weight);
-    if (!s->x || !s->residual || !s->weight)
+    s->results = calloc(n, sizeof *s->results);
+    if (!s->x || !s->residual || !s->weight || !s->results)
         goto oom;
     const int fused = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     for (size_t i = 0; i < n; ++i) {
@@ -56,8 +61,8 @@ int opcost_torch_run(opcost_path_run *r, int set, char *err, size_t len)
 {
     torch_state *s = r->priv;
     return rowops_bridge_call(s->route, r->w->c.op, s->x[set], s->residual[set],
-                              s->weight[set], r->w->c.eps, &s->result, err,
-                              len);
+                              s->weight[set], r->w->c.eps, &s->results[set],
+                              err, len);
 }
 
 int opcost_torch_verify(opcost_path_run *r, int set, char *why, size_t len)
@@ -66,8 +71,8 @@ int opcost_torch_verify(opcost_path_run *r, int set, char *why, size_t len)
     const int fused = r->w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     opcost_outputs o;
     memset(&o, 0, sizeof o);
-    const rowops_tensor *d = s->result.desc;
-    const int count = s->result.count;
+    const rowops_tensor *d = s->results[set].desc;
+    const int count = s->results[set].count;
     if (opcost_torch_route_is_add(s->route)) {
         o.residual_out = d[0]; /* h only */
         return opcost_verify_outputs(r->w, set, &o, why, len);
@@ -109,7 +114,9 @@ void opcost_torch_release(opcost_path_run *r)
     torch_state *s = r->priv;
     if (!s)
         return;
-    rowops_bridge_result_clear(&s->result);
+    for (int i = 0; s->results && i < r->w->nsets; ++i)
+        rowops_bridge_result_clear(&s->results[i]);
+    free(s->results);
     rowops_bridge_result_clear(&s->scratch);
     for (int i = 0; i < r->w->nsets; ++i) {
         if (s->x)

@@ -88,6 +88,20 @@ int main(void)
                  r->layout);
         C_EXPECT(r->tracer_overhead > 0, "%s %s: tracer overhead %g", r->path,
                  r->layout, r->tracer_overhead);
+        /* the ceiling of the row's own mix and level (a 64 x 1024 float32
+         * point is 1 MiB: cold rotates it out of every cache level) */
+        const char *want =
+            r->cache_state == OPCOST_CACHE_COLD ? "dram fused " : "fused";
+        C_EXPECT(strstr(r->ceiling_kind, want) == r->ceiling_kind ||
+                     (r->cache_state != OPCOST_CACHE_COLD &&
+                      strstr(r->ceiling_kind, want)),
+                 "%s %s: ceiling '%s' (%s)", r->path, r->layout,
+                 r->ceiling_kind, opcost_cache_state_name(r->cache_state));
+        C_EXPECT(r->working_set_bytes == r->bytes &&
+                     fabs(r->frac_of_peak - r->gbps / r->ceiling_gbps) <=
+                         1e-5 * r->frac_of_peak,
+                 "%s %s: frac_of_peak from its own ceiling", r->path,
+                 r->layout);
         printf("%-26s %-11s median %9.2f kernel %8.2f other %8.2f conv %8.2f "
                "dispatch %8.2f us (tracer x%.2f)\n",
                r->path, r->layout, r->median_us, r->kernel_us,

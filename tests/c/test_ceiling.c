@@ -13,37 +13,98 @@
 static void test_kernels(void)
 {
     enum { N = 67 };
-    double a[N + 2], b[N + 2], c[N + 2];
+    double a[N + 2], b[N + 2], c[N + 2], d[N + 2];
     for (int off = 0; off < 2; ++off) {
         for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
             for (int i = 0; i < N + 2; ++i) {
                 a[i] = 1.0 + i;
                 b[i] = 0.5 * i;
                 c[i] = -2.0 * i;
+                d[i] = 7.0;
             }
-            const int rc = opcost_ceiling_kernel_run(
-                (opcost_ceiling_kernel_id)k, a + off, b + off, c + off, N, 3.0);
+            const int rc =
+                opcost_ceiling_kernel_run((opcost_ceiling_kernel_id)k, a + off,
+                                          b + off, c + off, d + off, N, 3.0);
 #if defined(__SSE2__)
             C_EXPECT(rc == 0, "kernel %d available on SSE2", k);
 #else
-            C_EXPECT(rc == 0 || k >= OPCOST_CEILING_COPY_NT, "kernel %d", k);
+            C_EXPECT(rc == 0 || k == OPCOST_CEILING_COPY_NT ||
+                         k == OPCOST_CEILING_TRIAD_NT ||
+                         k == OPCOST_CEILING_ADD2_NT,
+                     "kernel %d", k);
 #endif
             if (rc)
                 continue;
             int bad = 0;
+            const int copy =
+                k == OPCOST_CEILING_COPY || k == OPCOST_CEILING_COPY_NT;
+            const int add2 =
+                k == OPCOST_CEILING_ADD2 || k == OPCOST_CEILING_ADD2_NT;
             for (int i = 0; i < N + 2; ++i) {
                 const int in = i >= off && i < off + N;
-                const int copy =
-                    k == OPCOST_CEILING_COPY || k == OPCOST_CEILING_COPY_NT;
-                const double want_c = copy && in ? 1.0 + i : -2.0 * i;
+                const double h = (1.0 + i) + 0.5 * i;
+                const double want_c = copy && in   ? 1.0 + i
+                                      : add2 && in ? h
+                                                   : -2.0 * i;
+                const double want_d = add2 && in ? 3.0 * h : 7.0;
                 const double want_a =
-                    !copy && in ? 0.5 * i + 3.0 * (-2.0 * i) : 1.0 + i;
-                bad += a[i] != want_a || b[i] != 0.5 * i || c[i] != want_c;
+                    !copy && !add2 && in ? 0.5 * i + 3.0 * (-2.0 * i) : 1.0 + i;
+                bad += a[i] != want_a || b[i] != 0.5 * i || c[i] != want_c ||
+                       d[i] != want_d;
             }
             C_EXPECT(!bad, "kernel %d offset %d: %d wrong elements", k, off,
                      bad);
         }
     }
+}
+
+/* The mixes: copy is the rows mix, add2 the fused; DRAM has both store
+ * kinds and takes the better, the cache levels ordinary stores only; a
+ * row's ceiling is its mix at the first level its working set fits. */
+static void check_mixes(const opcost_ceiling *c)
+{
+    for (int m = 0; m < OPCOST_MIXES; ++m) {
+        const opcost_mix_ceiling *d = &c->mix[OPCOST_LEVEL_DRAM][m];
+        const int plain =
+            m == OPCOST_MIX_ROWS ? OPCOST_CEILING_COPY : OPCOST_CEILING_ADD2;
+        C_EXPECT(d->plain_gbps == c->k[plain].gbps &&
+                     d->gbps == fmax(d->plain_gbps, d->nt_gbps),
+                 "dram %s: the better store kind", opcost_mix_name(m));
+        C_EXPECT(d->working_set == 4 * c->array_bytes, "dram working set");
+        for (int l = OPCOST_LEVEL_L2; l < OPCOST_LEVEL_DRAM; ++l) {
+            const opcost_mix_ceiling *x = &c->mix[l][m];
+            if (!c->level_bytes[l]) {
+                C_EXPECT(isnan(x->gbps), "%s not measured: NAN",
+                         opcost_level_name(l));
+                continue;
+            }
+            C_EXPECT(x->gbps > 0 && x->gbps == x->plain_gbps &&
+                         isnan(x->nt_gbps) &&
+                         x->working_set <= c->level_bytes[l] / 2,
+                     "%s %s: %g GB/s over %zu bytes", opcost_level_name(l),
+                     opcost_mix_name(m), x->gbps, x->working_set);
+        }
+    }
+    opcost_level lv;
+    const opcost_mix_ceiling *m =
+        opcost_ceiling_for(c, OPCOST_MIX_FUSED, 1, 1.0, &lv);
+    C_EXPECT(m == &c->mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED] &&
+                 lv == OPCOST_LEVEL_DRAM,
+             "cold: dram, whatever the size");
+    m = opcost_ceiling_for(c, OPCOST_MIX_ROWS, 0,
+                           (double)c->level_bytes[OPCOST_LEVEL_L3], &lv);
+    C_EXPECT(m == &c->mix[OPCOST_LEVEL_L3][OPCOST_MIX_ROWS] &&
+                 lv == OPCOST_LEVEL_L3,
+             "warm, the LLC's size: l3");
+    m = opcost_ceiling_for(c, OPCOST_MIX_ROWS, 0,
+                           2.0 * (double)c->level_bytes[OPCOST_LEVEL_L3], &lv);
+    C_EXPECT(lv == OPCOST_LEVEL_DRAM, "warm, beyond the LLC: dram");
+    if (c->level_bytes[OPCOST_LEVEL_L2]) {
+        m = opcost_ceiling_for(c, OPCOST_MIX_FUSED, 0, 4096, &lv);
+        C_EXPECT(lv == OPCOST_LEVEL_L2, "warm, 4 KiB: l2");
+    }
+    C_EXPECT(opcost_ceiling_for(c, OPCOST_MIXES, 0, 1, &lv) == NULL,
+             "no such mix");
 }
 
 static void check_ceiling(const opcost_ceiling *c, int threads,
@@ -89,12 +150,15 @@ static void check_ceiling(const opcost_ceiling *c, int threads,
                  c->k[OPCOST_CEILING_TRIAD].bytes_per_element == 24 &&
                  c->k[OPCOST_CEILING_COPY].wa_bytes_per_element == 24 &&
                  c->k[OPCOST_CEILING_TRIAD].wa_bytes_per_element == 32 &&
-                 c->k[OPCOST_CEILING_COPY_NT].wa_bytes_per_element == 0,
+                 c->k[OPCOST_CEILING_COPY_NT].wa_bytes_per_element == 0 &&
+                 c->k[OPCOST_CEILING_ADD2].bytes_per_element == 32 &&
+                 c->k[OPCOST_CEILING_ADD2].wa_bytes_per_element == 48,
              "byte counts");
     C_EXPECT(c->best_gbps == best && name && c->best_kernel &&
                  !strcmp(c->best_kernel, name),
              "best = max of the kernels");
     C_EXPECT(c->max_rel_err <= 1e-13, "validated: %g", c->max_rel_err);
+    check_mixes(c);
 }
 
 static void print_ceiling(const opcost_ceiling *c)
@@ -116,6 +180,13 @@ static void print_ceiling(const opcost_ceiling *c)
                ki->avg_s * 1e3);
     }
     printf("  best      %7.2f GB/s (%s)\n", c->best_gbps, c->best_kernel);
+    for (int l = 0; l < OPCOST_LEVELS; ++l)
+        for (int m = 0; m < OPCOST_MIXES; ++m)
+            printf("  %-4s %-5s %7.2f GB/s (plain %.2f, nt %.2f) over %zu "
+                   "bytes\n",
+                   opcost_level_name(l), opcost_mix_name(m), c->mix[l][m].gbps,
+                   c->mix[l][m].plain_gbps, c->mix[l][m].nt_gbps,
+                   c->mix[l][m].working_set);
 }
 
 int main(void)

@@ -17,7 +17,7 @@
 /* The schema as the tasks specify it, verbatim: version 1 (the bench-core
  * issue), and version 2 (measured attribution: device_us, other_kernel_us,
  * attribution_source, tracer_overhead, sm_clock_mhz, throttle_reasons,
- * added at the end). */
+ * ceiling_kind, working_set_bytes, added at the end). */
 static const char v1_header[] =
     "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
     "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
@@ -31,7 +31,7 @@ static const char spec_header[] =
     "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
     "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note,"
     "device_us,other_kernel_us,attribution_source,tracer_overhead,"
-    "sm_clock_mhz,throttle_reasons";
+    "sm_clock_mhz,throttle_reasons,ceiling_kind,working_set_bytes";
 
 static const char *dir; /* c_tempdir() */
 
@@ -111,6 +111,8 @@ static void row_ok(opcost_result *r)
     r->tracer_overhead = 1.03;
     r->sm_clock_mhz = 1980;
     snprintf(r->throttle_reasons, sizeof r->throttle_reasons, "none");
+    snprintf(r->ceiling_kind, sizeof r->ceiling_kind, "dram fused nt");
+    r->working_set_bytes = 1048576;
     r->bytes = 1048576;
     r->gbps = 85.25;
     r->ceiling_gbps = 120.5;
@@ -157,9 +159,9 @@ static void test_header(void)
     C_EXPECT(opcost_results_header(h, sizeof h) == (int)strlen(spec_header),
              "header length");
     C_EXPECT(!strcmp(h, spec_header), "header:\n%s\nwant\n%s", h, spec_header);
-    C_EXPECT(opcost_results_ncolumns() == 48, "48 columns");
+    C_EXPECT(opcost_results_ncolumns() == 50, "50 columns");
     C_EXPECT(opcost_results_header(h, 10) == -1, "short buffer");
-    C_EXPECT(opcost_results_column_name(48) == NULL, "past the end");
+    C_EXPECT(opcost_results_column_name(50) == NULL, "past the end");
 }
 
 static void test_round_trip(void)
@@ -197,7 +199,7 @@ static void test_round_trip(void)
     /* skipped row: every number empty */
     C_EXPECT(
         text &&
-            strstr(text, ",cold,skipped,,,,,,,,,,,,,,,,,,,needs CUDA,,,,,,\n"),
+            strstr(text, ",cold,skipped,,,,,,,,,,,,,,,,,,,needs CUDA,,,,,,,,\n"),
         "empty numbers in the skipped row");
     free(text);
 
@@ -464,7 +466,7 @@ static void test_parse_errors(void)
     sprintf(buf, "%.*s,extra%s", (int)hl, text, text + hl);
     char where[32];
     snprintf(where, sizeof where, "1:%d", (int)hl + 2);
-    expect_parse_error(buf, where, "header has 49 columns, expected 48",
+    expect_parse_error(buf, where, "header has 51 columns, expected 50",
                        "newer header");
     free(buf);
 
@@ -475,16 +477,16 @@ static void test_parse_errors(void)
     sprintf(buf, "%.*s\n", (int)cut, text);
     snprintf(where, sizeof where, "2:%d", (int)(cut - line2) + 1);
     expect_parse_error(buf, where,
-                       "row has 47 fields, expected 48 (missing from column "
-                       "throttle_reasons)",
+                       "row has 49 fields, expected 50 (missing from column "
+                       "working_set_bytes)",
                        "short row");
     sprintf(buf, "%.*s,x\n", (int)(strlen(text) - 1), text);
     snprintf(where, sizeof where, "2:%d", (int)(strlen(text) - line2) + 1);
-    expect_parse_error(buf, where, "row has 49 fields, expected 48",
+    expect_parse_error(buf, where, "row has 51 fields, expected 50",
                        "long row");
     /* A blank line is a one-field row. */
     sprintf(buf, "%s\n", text);
-    expect_parse_error(buf, "3:1", "row has 1 fields, expected 48",
+    expect_parse_error(buf, "3:1", "row has 1 fields, expected 50",
                        "blank line");
 
     /* Line numbers count newlines inside quoted fields: row 1 spans lines

@@ -24,6 +24,8 @@ head -c 15 "$v1" | grep -q '^schema_version,' &&
     [[ $(head -1 "$v1" | tr ',' '\n' | wc -l) -eq 42 ]] ||
     { echo "FAIL: $v1 is not a version-1 file"; exit 1; }
 run 0 "1078 rows.*: ok" -- "$opcost" check "$v1"
+# its rows above 1.05 of the one ceiling it had are warned of
+run 0 "warning: row [0-9]+ .*frac_of_peak 1\.[0-9]+ > 1\.05: its ceiling \(one ceiling for all rows" -- "$opcost" check "$v1"
 run 0 "CPU performance targets" -- "$opcost" targets "$v1"
 run 0 "attribution.png" -- "$opcost" plot "$v1" --out "$dir/plots" --kind attribution
 # compare needs per-repetition samples: give the version-1 file a sidecar
