@@ -92,6 +92,7 @@ static const column columns[] = {
     {COL(throttle_reasons, 0), 2},
     {COL(ceiling_kind, 0), 2},
     {COL(working_set_bytes, 0), 2},
+    {COL(ci95_pooled_rel, 0), 2},
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 

@@ -14,9 +14,10 @@ extern "C" {
 #endif
 
 /* Version 2 added device_us, other_kernel_us, attribution_source,
- * tracer_overhead, sm_clock_mhz, throttle_reasons, ceiling_kind and
- * working_set_bytes; files of every earlier version still load (their new
- * columns read as empty). */
+ * tracer_overhead, sm_clock_mhz, throttle_reasons, ceiling_kind,
+ * working_set_bytes and ci95_pooled_rel, and ci95_rel became the interval
+ * of another run's median from the repetitions; files of every earlier version
+ * still load (their new columns read as empty). */
 #define OPCOST_RESULTS_SCHEMA_VERSION 2
 
 /* Capacity of text fields, including the terminating NUL. */
@@ -98,6 +99,9 @@ typedef struct opcost_result {
      * plain", ...) and the bytes one call touches (its level) */
     char ceiling_kind[OPCOST_TEXT_MAX];
     int64_t working_set_bytes;
+    /* the distribution-free interval of the pooled samples' median (what
+     * ci95_rel was in version 1) */
+    double ci95_pooled_rel;
     char note[OPCOST_NOTE_MAX];
 } opcost_result;
 

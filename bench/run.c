@@ -235,8 +235,20 @@ typedef struct path_slot {
     opcost_path_run run;
     size_t row_index; /* into out->rows (which may move as it grows) */
     opcost_timer_state timer;
-    int timing; /* verified and warmed up */
+    int timing;         /* verified and warmed up */
+    double *rep_median; /* each repetition's median (2 x cfg->reps) */
+    int reps;
 } path_slot;
+
+/* Repetitions beyond cfg->reps, for the slots whose repetitions disagree:
+ * up to twice as many in all while the interval of the next run's median
+ * (opcost_reps_ci95_rel) is wider than this. */
+#define OPCOST_REPS_AGREE_REL 0.05
+
+static double slot_ci(const path_slot *s)
+{
+    return opcost_reps_ci95_rel(s->rep_median, (size_t)s->reps);
+}
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -354,23 +366,26 @@ static double median_of(const double *x, size_t n)
     return n && !opcost_summarize(x, n, &s, e, sizeof e) ? s.median : NAN;
 }
 
-static void summarize_row(opcost_result *row, const opcost_timer_state *t,
-                          int reps)
+static void summarize_row(opcost_result *row, const path_slot *slot)
 {
+    const opcost_timer_state *t = &slot->timer;
     opcost_summary s;
     char e[128];
     if (opcost_summarize(t->samples, t->n, &s, e, sizeof e)) {
         set_status(row, OPCOST_STATUS_ERROR, e);
         return;
     }
-    row->reps = reps;
+    row->reps = slot->reps;
     row->n_samples = (int64_t)s.n;
     row->median_us = s.median;
     row->min_us = s.min;
     row->p90_us = s.p90;
     row->mean_us = s.mean;
     row->stddev_us = s.stddev;
-    row->ci95_rel = s.ci95_rel;
+    /* the interval a run like this one's median falls in, from the
+     * repetitions; the pooled samples' own interval beside it */
+    row->ci95_rel = slot_ci(slot);
+    row->ci95_pooled_rel = s.ci95_rel;
     if (t->device_samples)
         row->device_us = median_of(t->device_samples, t->n);
     row->gbps = (double)row->bytes / (s.median * 1e-6) / 1e9;
@@ -518,6 +533,12 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 continue;
             path_slot *s = &slots[nslots++];
             memset(s, 0, sizeof *s);
+            s->rep_median = malloc(2 * (size_t)cfg->reps * sizeof(double));
+            if (!s->rep_median) {
+                snprintf(err, len, "out of memory (repetitions)");
+                opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
+                return -1;
+            }
             s->run.path = path;
             s->run.variant =
                 path->takes_variants ? cfg->variants[v] : &opcost_variant_auto;
@@ -587,7 +608,16 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         order[i] = i;
     opcost_stop_rule rule;
     memset(&rule, 0, sizeof rule);
-    for (int rep = 0; rep < cfg->reps; ++rep) {
+    const int max_reps = 2 * cfg->reps;
+    for (int rep = 0; rep < max_reps; ++rep) {
+        /* past cfg->reps, only the slots whose repetitions disagree */
+        int wanted = 0;
+        for (int i = 0; i < nslots; ++i)
+            wanted |= slots[i].timing &&
+                      (rep < cfg->reps ||
+                       !(slot_ci(&slots[i]) <= OPCOST_REPS_AGREE_REL));
+        if (!wanted)
+            break;
         for (int i = nslots - 1; i > 0; --i) {
             const int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
             const int t = order[i];
@@ -596,7 +626,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         }
         for (int i = 0; i < nslots; ++i) {
             path_slot *s = &slots[order[i]];
-            if (!s->timing)
+            if (!s->timing ||
+                (rep >= cfg->reps && slot_ci(s) <= OPCOST_REPS_AGREE_REL))
                 continue;
             stop_rule_for(&rule, cfg, s->timer.call_us, s->timer.batch);
             const size_t before = s->timer.n;
@@ -609,7 +640,9 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 s->timing = 0;
                 continue;
             }
-            if (add_samples(out, (int64_t)s->row_index, rep,
+            s->rep_median[s->reps++] =
+                median_of(s->timer.samples + before, s->timer.n - before);
+            if (add_samples(out, (int64_t)s->row_index, s->reps - 1,
                             s->timer.samples + before, s->timer.n - before)) {
                 snprintf(err, len, "out of memory (samples)");
                 opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
@@ -623,7 +656,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
     for (int i = 0; i < nslots; ++i) {
         path_slot *s = &slots[i];
         if (s->timing)
-            summarize_row(&out->rows[s->row_index], &s->timer, cfg->reps);
+            summarize_row(&out->rows[s->row_index], s);
         set_ceiling(&out->rows[s->row_index], ceiling, dev->cuda);
         if (s->timing && s->run.path->takes_variants &&
             (isnan(kernel_median) || s->run.variant == &opcost_variant_auto))
@@ -648,6 +681,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         if (s->run.priv)
             s->run.path->release(&s->run);
         opcost_timing_end(&s->timer);
+        free(s->rep_median);
     }
     if (made == 0)
         opcost_workload_free(&w);

@@ -365,3 +365,38 @@ void opcost_stop_free(opcost_stop_rule *r)
     r->scratch = NULL;
     r->scratch_cap = 0;
 }
+
+double opcost_t975(size_t df)
+{
+    static const double table[31] = {
+        NAN,   12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+        2.306, 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+        2.064, 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df <= 30)
+        return table[df];
+    /* t = z + (z^3 + z) / (4 df) + (5 z^5 + 16 z^3 + 3 z) / (96 df^2) */
+    const double z = 1.959963984540054, v = (double)df;
+    return z + (z * z * z + z) / (4 * v) +
+           (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v);
+}
+
+double opcost_reps_ci95_rel(const double *rep_medians, size_t r)
+{
+    if (r < 2)
+        return NAN;
+    double mean = 0;
+    for (size_t i = 0; i < r; ++i) {
+        if (!(rep_medians[i] > 0) || !isfinite(rep_medians[i]))
+            return NAN;
+        mean += log(rep_medians[i]);
+    }
+    mean /= (double)r;
+    double ss = 0;
+    for (size_t i = 0; i < r; ++i) {
+        const double d = log(rep_medians[i]) - mean;
+        ss += d * d;
+    }
+    const double sd = sqrt(ss / (double)(r - 1));
+    return expm1(opcost_t975(r - 1) * sd * sqrt(2.0 / (double)r));
+}

@@ -68,6 +68,21 @@ int opcost_summarize(const double *x, size_t n, opcost_summary *out, char *err,
 int opcost_summarize_inplace(double *x, size_t n, opcost_summary *out,
                              char *err, size_t errlen);
 
+/* ---- Intervals from repetitions. A run's median varies between runs by
+ * more than its pooled samples say (the machine's state drifts between
+ * and within processes); the repetitions' medians see part of that. */
+
+/* Student's t quantile t(0.975, df) for df >= 1 (a table to 30, then the
+ * Cornish-Fisher expansion around the normal); NAN for df = 0. */
+double opcost_t975(size_t df);
+
+/* The relative half-width of a 95% prediction interval for the median of
+ * another run like this one, from this run's r repetition medians (all
+ * > 0): exp(t975(r - 1) * s * sqrt(2 / r)) - 1, s the sample standard
+ * deviation of their logarithms (both runs' means vary by s^2 / r). NAN
+ * when r < 2. */
+double opcost_reps_ci95_rel(const double *rep_medians, size_t r);
+
 /* ---- Weighted means (a distribution's expected cost per call: sum freq *
  * x / sum freq). Weights are kept relative to the largest so far and the
  * mean is updated incrementally, so no finite positive weights or values

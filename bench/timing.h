@@ -35,10 +35,11 @@ typedef struct opcost_timer_state {
 } opcost_timer_state;
 
 /* Calibrate and warm up: batch = ceil(target_sample_us / one call), at
- * most 1000; warm-up runs for max(3 calls, warmup_s). first_call_us, the
- * duration of a call just made (verification; 0 if none), counts as a
- * calibration call: from 1 ms on, nothing more is needed. 0, or -1 (error
- * set). */
+ * most 1000; warm-up runs for warmup_s and at least two calls per input
+ * set (every set's outputs made, and the allocator warm, before timing).
+ * first_call_us, the duration of a call just made (verification; 0 if none),
+ * counts as a calibration call: from 1 ms on, nothing more is needed. 0, or -1
+ * (error set). */
 int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
                         opcost_timed what, double target_sample_us,
                         double warmup_s, double first_call_us);

@@ -107,6 +107,10 @@ void opcost_workload_poison_outputs(opcost_workload *w);
  * written once (x, residual, weight; out, residual_out, rstd). */
 int64_t opcost_case_bytes(const opcost_case *c);
 
+/* A point's buffer (free() it): 64-byte aligned, and from 2 MiB on
+ * 2 MiB-aligned and advised to use transparent huge pages. */
+void *opcost_buffer_alloc(size_t bytes);
+
 /* Descriptor of a contiguous [rows, n] tensor at data. */
 rowops_tensor opcost_contiguous(void *data, rowops_dtype dtype, int64_t rows,
                                 int64_t n);

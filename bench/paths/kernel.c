@@ -67,7 +67,7 @@ static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
         (size_t)(w->c.B * w->c.N) * rowops_dtype_size(w->c.dtype);
     const size_t per_set = (bytes + 63) / 64 * 64 * (fused ? 2 : 1);
     if (w->c.layout != OPCOST_CONTIGUOUS &&
-        !(s->copies = aligned_alloc(64, per_set * (size_t)w->nsets)))
+        !(s->copies = opcost_buffer_alloc(per_set * (size_t)w->nsets)))
         goto oom;
     for (int i = 0; i < w->nsets; ++i) {
         rowops_call c = opcost_workload_call(w, i);

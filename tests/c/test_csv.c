@@ -17,7 +17,7 @@
 /* The schema as the tasks specify it, verbatim: version 1 (the bench-core
  * issue), and version 2 (measured attribution: device_us, other_kernel_us,
  * attribution_source, tracer_overhead, sm_clock_mhz, throttle_reasons,
- * ceiling_kind, working_set_bytes, added at the end). */
+ * ceiling_kind, working_set_bytes, ci95_pooled_rel, added at the end). */
 static const char v1_header[] =
     "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
     "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
@@ -31,7 +31,8 @@ static const char spec_header[] =
     "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
     "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note,"
     "device_us,other_kernel_us,attribution_source,tracer_overhead,"
-    "sm_clock_mhz,throttle_reasons,ceiling_kind,working_set_bytes";
+    "sm_clock_mhz,throttle_reasons,ceiling_kind,working_set_bytes,"
+    "ci95_pooled_rel";
 
 static const char *dir; /* c_tempdir() */
 
@@ -159,9 +160,9 @@ static void test_header(void)
     C_EXPECT(opcost_results_header(h, sizeof h) == (int)strlen(spec_header),
              "header length");
     C_EXPECT(!strcmp(h, spec_header), "header:\n%s\nwant\n%s", h, spec_header);
-    C_EXPECT(opcost_results_ncolumns() == 50, "50 columns");
+    C_EXPECT(opcost_results_ncolumns() == 51, "51 columns");
     C_EXPECT(opcost_results_header(h, 10) == -1, "short buffer");
-    C_EXPECT(opcost_results_column_name(50) == NULL, "past the end");
+    C_EXPECT(opcost_results_column_name(51) == NULL, "past the end");
 }
 
 static void test_round_trip(void)
@@ -198,8 +199,8 @@ static void test_round_trip(void)
              "newlines kept inside quotes");
     /* skipped row: every number empty */
     C_EXPECT(
-        text &&
-            strstr(text, ",cold,skipped,,,,,,,,,,,,,,,,,,,needs CUDA,,,,,,,,\n"),
+        text && strstr(text,
+                       ",cold,skipped,,,,,,,,,,,,,,,,,,,needs CUDA,,,,,,,,,\n"),
         "empty numbers in the skipped row");
     free(text);
 
@@ -466,7 +467,7 @@ static void test_parse_errors(void)
     sprintf(buf, "%.*s,extra%s", (int)hl, text, text + hl);
     char where[32];
     snprintf(where, sizeof where, "1:%d", (int)hl + 2);
-    expect_parse_error(buf, where, "header has 51 columns, expected 50",
+    expect_parse_error(buf, where, "header has 52 columns, expected 51",
                        "newer header");
     free(buf);
 
@@ -477,16 +478,16 @@ static void test_parse_errors(void)
     sprintf(buf, "%.*s\n", (int)cut, text);
     snprintf(where, sizeof where, "2:%d", (int)(cut - line2) + 1);
     expect_parse_error(buf, where,
-                       "row has 49 fields, expected 50 (missing from column "
-                       "working_set_bytes)",
+                       "row has 50 fields, expected 51 (missing from column "
+                       "ci95_pooled_rel)",
                        "short row");
     sprintf(buf, "%.*s,x\n", (int)(strlen(text) - 1), text);
     snprintf(where, sizeof where, "2:%d", (int)(strlen(text) - line2) + 1);
-    expect_parse_error(buf, where, "row has 51 fields, expected 50",
+    expect_parse_error(buf, where, "row has 52 fields, expected 51",
                        "long row");
     /* A blank line is a one-field row. */
     sprintf(buf, "%s\n", text);
-    expect_parse_error(buf, "3:1", "row has 1 fields, expected 50",
+    expect_parse_error(buf, "3:1", "row has 1 fields, expected 51",
                        "blank line");
 
     /* Line numbers count newlines inside quoted fields: row 1 spans lines

@@ -339,8 +339,40 @@ static void test_extreme_values(void)
              "summary median of samples near DBL_MAX: %g", s.median);
 }
 
+/* The repetitions' interval: t quantiles against R's qt(0.975, df), the
+ * formula on hand-picked medians, and the cases with no interval. */
+static void test_reps_interval(void)
+{
+    const struct {
+        size_t df;
+        double t;
+    } q[] = {{1, 12.706}, {4, 2.776},   {30, 2.042},
+             {40, 2.021}, {100, 1.984}, {1000, 1.962}};
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; ++i)
+        C_EXPECT(fabs(opcost_t975(q[i].df) - q[i].t) < 2e-3, "t975(%zu) = %g",
+                 q[i].df, opcost_t975(q[i].df));
+    C_EXPECT(isnan(opcost_t975(0)), "t975(0) is NAN");
+    /* medians e^0, e^0.1, e^-0.1: s = 0.1, r = 3:
+     * exp(4.303 * 0.1 * sqrt(2/3)) - 1 */
+    const double m[3] = {1.0, exp(0.1), exp(-0.1)};
+    const double want = expm1(4.303 * 0.1 * sqrt(2.0 / 3.0));
+    C_EXPECT(fabs(opcost_reps_ci95_rel(m, 3) - want) < 1e-9 * want,
+             "three repetitions: %g, want %g", opcost_reps_ci95_rel(m, 3),
+             want);
+    const double same[5] = {7, 7, 7, 7, 7};
+    C_EXPECT(opcost_reps_ci95_rel(same, 5) <= 1e-12, "agreeing repetitions: 0");
+    C_EXPECT(isnan(opcost_reps_ci95_rel(m, 1)), "one repetition: NAN");
+    const double bad[2] = {1, 0};
+    C_EXPECT(isnan(opcost_reps_ci95_rel(bad, 2)), "a zero median: NAN");
+    /* scale-free: the same relative spread at another scale */
+    const double big[3] = {1e6, 1e6 * exp(0.1), 1e6 * exp(-0.1)};
+    C_EXPECT(fabs(opcost_reps_ci95_rel(big, 3) - want) < 1e-9 * want,
+             "scale-free");
+}
+
 int main(void)
 {
+    test_reps_interval();
     test_extreme_values();
     test_summaries();
     test_bad_samples();
