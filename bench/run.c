@@ -236,14 +236,15 @@ typedef struct path_slot {
     size_t row_index; /* into out->rows (which may move as it grows) */
     opcost_timer_state timer;
     int timing;         /* verified and warmed up */
-    double *rep_median; /* each repetition's median (2 x cfg->reps) */
+    double *rep_median; /* each repetition's median */
     int reps;
 } path_slot;
 
 /* Repetitions beyond cfg->reps, for the slots whose repetitions disagree:
- * up to twice as many in all while the interval of the next run's median
- * (opcost_reps_ci95_rel) is wider than this. */
+ * up to OPCOST_EXTRA_REPS more while the interval of the next run's median
+ * (opcost_reps_ci95_rel) is wider than OPCOST_REPS_AGREE_REL. */
 #define OPCOST_REPS_AGREE_REL 0.05
+#define OPCOST_EXTRA_REPS 3
 
 static double slot_ci(const path_slot *s)
 {
@@ -533,7 +534,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 continue;
             path_slot *s = &slots[nslots++];
             memset(s, 0, sizeof *s);
-            s->rep_median = malloc(2 * (size_t)cfg->reps * sizeof(double));
+            s->rep_median = malloc((size_t)(cfg->reps + OPCOST_EXTRA_REPS) *
+                                   sizeof(double));
             if (!s->rep_median) {
                 snprintf(err, len, "out of memory (repetitions)");
                 opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
@@ -608,7 +610,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
         order[i] = i;
     opcost_stop_rule rule;
     memset(&rule, 0, sizeof rule);
-    const int max_reps = 2 * cfg->reps;
+    const int max_reps = cfg->reps + OPCOST_EXTRA_REPS;
     for (int rep = 0; rep < max_reps; ++rep) {
         /* past cfg->reps, only the slots whose repetitions disagree */
         int wanted = 0;

@@ -59,9 +59,13 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
      * (pages mapped, the allocator's cache holding a set's worth of freed
      * blocks: a call makes its outputs before the set's previous ones are
      * freed) before the first timed call, not during the first repetition
-     * (measured: first repetitions 2-3x slower without) */
+     * (measured: first repetitions 2-3x slower without); for at most
+     * OPCOST_WARMUP_PASS_MAX_S (tiny shapes rotate up to 65536 sets,
+     * whose outputs are small and cheap to make) */
     for (int calls = 0;
-         opcost_seconds_since(start) < warmup_s || calls < 2 * run->w->nsets;
+         opcost_seconds_since(start) < warmup_s ||
+         (calls < 2 * run->w->nsets &&
+          opcost_seconds_since(start) < OPCOST_WARMUP_PASS_MAX_S);
          ++calls)
         if (call_once(t)) {
             opcost_nvtx_pop(OPCOST_NVTX_PHASE);

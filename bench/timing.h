@@ -34,6 +34,9 @@ typedef struct opcost_timer_state {
     char error[512]; /* set when a call fails */
 } opcost_timer_state;
 
+/* The warm-up's passes over the input sets stop after this long. */
+#define OPCOST_WARMUP_PASS_MAX_S 0.03
+
 /* Calibrate and warm up: batch = ceil(target_sample_us / one call), at
  * most 1000; warm-up runs for warmup_s and at least two calls per input
  * set (every set's outputs made, and the allocator warm, before timing).

@@ -175,6 +175,17 @@ static const struct row {
      none, -1, FAST_NT, "float32"},
     {"AVX-512 off: the AVX2 kernel", ROWOPS_F32, 4, 4096, none,
      ROWOPS_CPU_FAST_FEATURES, -3, "CPU fast (AVX2)"},
+    /* AVX2 streams float32 rows only (half-line stores of 16-bit rows) */
+    {"AVX-512 off, float32 beyond the LLC: AVX2 streams", ROWOPS_F32, 1 << 20,
+     4096, none, ROWOPS_CPU_FAST_FEATURES, -4, "streaming stores"},
+    {"AVX-512 off, bfloat16 beyond the LLC: ordinary stores", ROWOPS_BF16,
+     1 << 20, 4096, none, ROWOPS_CPU_FAST_FEATURES, -3,
+     "ordinary stores (AVX2 streams float32 rows only)"},
+    {"AVX-512 off, float16 beyond the LLC: ordinary stores", ROWOPS_F16,
+     1 << 20, 4096, none, ROWOPS_CPU_FAST_FEATURES, -3,
+     "ordinary stores (AVX2 streams float32 rows only)"},
+    {"bfloat16 beyond the LLC: streaming where AVX-512", ROWOPS_BF16, 1 << 20,
+     4096, none, -1, -5, "bfloat16"},
     {"dtype float16", ROWOPS_F16, 4, 4096, none, -1, FAST, "float16"},
     {"dtype bfloat16", ROWOPS_BF16, 4, 4096, none, -1, FAST, "bfloat16"},
     {"dtype float64", ROWOPS_F64, 4, 4096, none, -1, ROWOPS_IMPL_CPU_STRIDED,
@@ -271,9 +282,14 @@ int main(void)
     const int fast_nt = avx512 ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
                         : avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
                                : ROWOPS_IMPL_CPU_FAST_PORTABLE;
-    /* -3: the AVX2 kernel where the CPU has AVX2 (AVX-512 masked off) */
+    /* -3: the AVX2 kernel where the CPU has AVX2 (AVX-512 masked off);
+     * -4: its streaming form; -5: AVX-512's streaming form, else the AVX2
+     * kernel with ordinary stores (16-bit rows) */
     const int avx2_only =
         avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2 : ROWOPS_IMPL_CPU_FAST_PORTABLE;
+    const int avx2_nt =
+        avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2_NT : ROWOPS_IMPL_CPU_FAST_PORTABLE;
+    const int wide_nt = avx512 ? ROWOPS_IMPL_CPU_FAST_AVX512_NT : avx2_only;
     char feats[64];
     printf("detected CPU features: %s\n",
            rowops_cpu_features_text(hw, feats, sizeof feats));
@@ -287,9 +303,11 @@ int main(void)
         const int want = r->want == FAST      ? fast
                          : r->want == FAST_NT ? fast_nt
                          : r->want == -3      ? avx2_only
+                         : r->want == -4      ? avx2_nt
+                         : r->want == -5      ? wide_nt
                                               : r->want;
         /* the reason's text is the AVX kernels' where they are chosen */
-        const char *why = r->want == -3 && !avx2 ? "" : r->reason;
+        const char *why = r->want <= -3 && !avx2 ? "" : r->reason;
         C_EXPECT(got.impl == (rowops_impl)want &&
                      strstr(got.reason, why) != NULL,
                  "%s: got %s (%s), want %s with '%s'", r->condition,
