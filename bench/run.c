@@ -877,11 +877,20 @@ static int run_on(const opcost_config *cfg, run_device *dev)
         opcost_ceiling again;
         if (opcost_ceiling_measure(cfg->threads, 0, &again, err, sizeof err) ==
             0) {
+            /* how far the host moved under the run: runs differ by that
+             * much whatever the code does */
+            const double g0 =
+                ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps;
+            const double g1 =
+                again.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps;
             opcost_ceiling_merge(&ceiling, &again);
             for (size_t r = 0; r < out.nrows; ++r)
                 set_ceiling(&out.rows[r], &ceiling, 0);
-            printf("ceiling (better of the run's start and end): dram rows "
-                   "%.1f, fused %.1f GB/s\n",
+            printf("ceiling at the end: dram fused %.1f GB/s against %.1f at "
+                   "the start (%+.0f %%: the host's drift over the run); "
+                   "rows divide by the better, dram rows %.1f, fused %.1f "
+                   "GB/s\n",
+                   g1, g0, 100 * (g1 / g0 - 1),
                    ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_ROWS].gbps,
                    ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps);
         } else {

@@ -18,7 +18,7 @@
  * detected (with AVX2+FMA+F16C), else the AVX2 one, else the portable one;
  * the AVX kernels stream their stores (the _nt forms) when out +
  * residual_out fill at least 1/ROWOPS_STREAM_LLC_DEN of the last-level
- * cache (the AVX2 kernel for float32 rows only).
+ * cache (the fused op in float32 only).
  *
  * Column-major rows (CPU, AVX2+FMA+F16C, dtype as in 1., any N): x 2-D with
  * strides {1, S >= B} (a transposed view), residual with x's sizes and
@@ -280,13 +280,17 @@ static rowops_choice choose(const rowops_call *call, int want)
     const int wide =
         (have & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;
     const int large = out_bytes * ROWOPS_STREAM_LLC_DEN >= llc;
-    /* The AVX2 kernel streams float32 rows only: a 16-bit block is half a
-     * cache line, so its streaming stores leave h's and out's lines half
-     * written in two write-combining buffers at once while pass 1 of the
-     * next row runs; measured here (Zen 4) 30% below ordinary stores for
-     * the fused op in bfloat16, and reported 10x below on AVX2-only EPYCs.
-     * AVX-512 and float32 blocks store whole lines. */
-    const int stream = large && (wide || dt == ROWOPS_F32);
+    /* Streaming stores for float32, and for rms_norm_rows in 16 bits: the
+     * fused op in 16 bits runs slower streamed. Measured here (Zen 4, 256
+     * MiB calls): fused bfloat16 streamed 5-14 % below ordinary stores at
+     * 512 bits and 35-47 % below at 256 bits (a 256-bit block of 16-bit h
+     * and out is half a line in each of two write-combining buffers while
+     * pass 1 of the next row runs; reported 10x below on AVX2-only EPYCs),
+     * while rms_norm_rows in bfloat16 (one output) gains 9-46 % and float32
+     * 37-52 %. */
+    const int stream =
+        large && (dt == ROWOPS_F32 || call->op == ROWOPS_OP_RMS_NORM_ROWS);
+    (void)wide;
     const rowops_impl impl = wide ? (stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
                                             : ROWOPS_IMPL_CPU_FAST_AVX512)
                                   : (stream ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
@@ -303,8 +307,8 @@ static rowops_choice choose(const rowops_call *call, int want)
     if (large)
         return choice(want, impl,
                       "CPU fast (%s): %s, unit stride, 32-byte aligned rows, "
-                      "N = %lld <= %lld, ordinary stores (AVX2 streams "
-                      "float32 rows only)",
+                      "N = %lld <= %lld, ordinary stores (the fused op "
+                      "streams float32 rows only)",
                       isa, rowops_dtype_name(dt), (long long)n,
                       (long long)limit);
     return choice(want, impl,

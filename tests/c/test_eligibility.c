@@ -175,17 +175,19 @@ static const struct row {
      none, -1, FAST_NT, "float32"},
     {"AVX-512 off: the AVX2 kernel", ROWOPS_F32, 4, 4096, none,
      ROWOPS_CPU_FAST_FEATURES, -3, "CPU fast (AVX2)"},
-    /* AVX2 streams float32 rows only (half-line stores of 16-bit rows) */
+    /* the fused op streams float32 rows only; rms_norm_rows any dtype */
     {"AVX-512 off, float32 beyond the LLC: AVX2 streams", ROWOPS_F32, 1 << 20,
      4096, none, ROWOPS_CPU_FAST_FEATURES, -4, "streaming stores"},
-    {"AVX-512 off, bfloat16 beyond the LLC: ordinary stores", ROWOPS_BF16,
+    {"AVX-512 off, bfloat16 fused beyond the LLC: ordinary stores", ROWOPS_BF16,
      1 << 20, 4096, none, ROWOPS_CPU_FAST_FEATURES, -3,
-     "ordinary stores (AVX2 streams float32 rows only)"},
-    {"AVX-512 off, float16 beyond the LLC: ordinary stores", ROWOPS_F16,
+     "ordinary stores (the fused op streams float32 rows only)"},
+    {"AVX-512 off, float16 fused beyond the LLC: ordinary stores", ROWOPS_F16,
      1 << 20, 4096, none, ROWOPS_CPU_FAST_FEATURES, -3,
-     "ordinary stores (AVX2 streams float32 rows only)"},
-    {"bfloat16 beyond the LLC: streaming where AVX-512", ROWOPS_BF16, 1 << 20,
-     4096, none, -1, -5, "bfloat16"},
+     "ordinary stores (the fused op streams float32 rows only)"},
+    {"bfloat16 fused beyond the LLC: ordinary stores", ROWOPS_BF16, 1 << 20,
+     4096, none, -1, FAST, "ordinary stores"},
+    {"bfloat16 rms_norm_rows beyond the LLC: streaming", ROWOPS_BF16, 1 << 21,
+     4096, rms_norm_op, -1, FAST_NT, "streaming stores"},
     {"dtype float16", ROWOPS_F16, 4, 4096, none, -1, FAST, "float16"},
     {"dtype bfloat16", ROWOPS_BF16, 4, 4096, none, -1, FAST, "bfloat16"},
     {"dtype float64", ROWOPS_F64, 4, 4096, none, -1, ROWOPS_IMPL_CPU_STRIDED,
@@ -283,13 +285,11 @@ int main(void)
                         : avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
                                : ROWOPS_IMPL_CPU_FAST_PORTABLE;
     /* -3: the AVX2 kernel where the CPU has AVX2 (AVX-512 masked off);
-     * -4: its streaming form; -5: AVX-512's streaming form, else the AVX2
-     * kernel with ordinary stores (16-bit rows) */
+     * -4: its streaming form */
     const int avx2_only =
         avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2 : ROWOPS_IMPL_CPU_FAST_PORTABLE;
     const int avx2_nt =
         avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2_NT : ROWOPS_IMPL_CPU_FAST_PORTABLE;
-    const int wide_nt = avx512 ? ROWOPS_IMPL_CPU_FAST_AVX512_NT : avx2_only;
     char feats[64];
     printf("detected CPU features: %s\n",
            rowops_cpu_features_text(hw, feats, sizeof feats));
@@ -304,7 +304,6 @@ int main(void)
                          : r->want == FAST_NT ? fast_nt
                          : r->want == -3      ? avx2_only
                          : r->want == -4      ? avx2_nt
-                         : r->want == -5      ? wide_nt
                                               : r->want;
         /* the reason's text is the AVX kernels' where they are chosen */
         const char *why = r->want <= -3 && !avx2 ? "" : r->reason;
