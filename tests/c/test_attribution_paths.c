@@ -3,7 +3,7 @@
  * its parts add up to its median; the kernel path is all kernel (about no
  * dispatch); eager-cpp is our kernel plus dispatch, with no other compute
  * and no conversion; reference and native show aten's compute as compute
- * (more than their dispatch); native on transposed inputs shows its copy
+ * (a large share of the median); native on transposed inputs shows its copy
  * as conversion; the compiled paths show our kernel (compiled-python) or
  * Inductor's kernel (compiled-python-reference) beside the wrapper. */
 #include "c_samples.h"
@@ -124,8 +124,11 @@ int main(void)
         for (int p = 0; p < 2; ++p) {
             const opcost_result *r =
                 find(rows, n, p ? "native" : "reference", layout);
+            /* (allocating and freeing fresh outputs, page faults and
+             * unmapping, also lands outside aten's records: dispatch can
+             * be large too, but compute is a large share, never zero) */
             C_EXPECT(r && r->kernel_us == 0 &&
-                         r->other_kernel_us > r->dispatch_us,
+                         r->other_kernel_us > 0.3 * r->median_us,
                      "%s %s: aten's compute is compute: other %.2f, "
                      "dispatch %.2f us",
                      p ? "native" : "reference", layout,
