@@ -370,7 +370,7 @@ int main(void)
         return 77;
     }
     static const rowops_dtype dts[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16};
-    static const int64_t Bs[] = {1, 7, 8, 9, 31, 33, 100, 257};
+    static const int64_t Bs[] = {1, 3, 7, 8, 9, 15, 31, 33, 100, 257};
     static const int64_t Ns[] = {1, 3, 8, 17, 64, 4096, 70000};
     int mode = 0;
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; ++d)
