@@ -393,14 +393,24 @@ static void test_pair(pair *p)
     p->df = w.df;
 }
 
-static void decide(pair *p, size_t n, double alpha, double threshold)
+/* The run-to-run noise between the two runs, as decide() saw it: the
+ * test's sigma and the 95th percentile of |log ratio| (what run_noise_rel
+ * is within one run); NAN with too few pairs. */
+typedef struct between_noise {
+    double sigma, q95;
+} between_noise;
+
+/* Verdicts and Holm-corrected p-values; returns the noise it estimated
+ * from the pairs. */
+static between_noise decide(pair *p, size_t n, double alpha, double threshold)
 {
+    between_noise bn = {NAN, NAN};
     double *ps = malloc((n ? n : 1) * sizeof *ps);
     double *logs = malloc((n ? n : 1) * sizeof *logs);
     if (!ps || !logs) {
         free(ps);
         free(logs);
-        return;
+        return bn;
     }
     size_t nl = 0;
     for (size_t i = 0; i < n; ++i)
@@ -412,6 +422,10 @@ static void decide(pair *p, size_t n, double alpha, double threshold)
             p[i].p = opcost_p_with_run_noise(log(p[i].ratio), p[i].se, p[i].df,
                                              sigma);
         ps[i] = p[i].p;
+    }
+    if (nl >= 8) { /* opcost_between_run_sigma's minimum */
+        bn.sigma = sigma;
+        bn.q95 = opcost_run_noise_q95(logs, nl);
     }
     free(logs);
     opcost_holm(ps, n);
@@ -428,6 +442,19 @@ static void decide(pair *p, size_t n, double alpha, double threshold)
             p[i].verdict = "same";
     }
     free(ps);
+    return bn;
+}
+
+/* The run noise a results file recorded (run_noise_rel of its rows,
+ * version 3), NAN when it has none. */
+static double recorded_noise(const pair *p, size_t n, int base)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_result *r = base ? p[i].base : p[i].new_;
+        if (r && !isnan(r->run_noise_rel))
+            return r->run_noise_rel;
+    }
+    return NAN;
 }
 
 /* ---- per-distribution gating */
@@ -740,7 +767,7 @@ static int write_csv(const char *path, const pair *p, size_t n, char *err,
 }
 
 static void report(FILE *out, const pair *p, size_t n, double alpha,
-                   double threshold)
+                   double threshold, between_noise bn)
 {
     int count[8] = {0};
     const char *names[] = {"slower",    "faster",    "same",    "too-few-reps",
@@ -764,6 +791,23 @@ static void report(FILE *out, const pair *p, size_t n, double alpha,
             "tests)\n",
             n, count[0], count[1], count[2], count[3], count[4], count[5],
             count[6], threshold * 100, alpha, count[0] + count[1] + count[2]);
+    /* how precise the host is: what this comparison had to allow for, and
+     * what each run measured of itself */
+    const double nb = recorded_noise(p, n, 1), nn = recorded_noise(p, n, 0);
+    char b0[96] = "not known (fewer than 8 pairs)", b1[32] = "not recorded",
+         b2[32] = "not recorded";
+    if (!isnan(bn.q95))
+        snprintf(b0, sizeof b0, "%.3f (x%.3f; the test's sigma %.3f)", bn.q95,
+                 exp(bn.q95), bn.sigma);
+    if (!isnan(nb))
+        snprintf(b1, sizeof b1, "%.3f", nb);
+    if (!isnan(nn))
+        snprintf(b2, sizeof b2, "%.3f", nn);
+    fprintf(out,
+            "run-to-run noise (95th percentile of |log ratio|): %s between "
+            "these runs; as each run measured its own (run_noise_rel): base "
+            "%s, new %s\n",
+            b0, b1, b2);
     if (worst_pair) {
         const opcost_result *k = worst_pair->new_;
         char b[32];
@@ -960,14 +1004,14 @@ int opcost_compare_main(int argc, char **argv)
     }
     for (size_t i = 0; i < np; ++i)
         test_pair(&p[i]);
-    decide(p, np, alpha, threshold);
+    const between_noise bn = decide(p, np, alpha, threshold);
     if (variants)
         printf("opcost compare: kernel variant %s against %s in %s\n", vb, va,
                argv[optind]);
     else
         printf("opcost compare: %s against %s\n", argv[optind + 1],
                argv[optind]);
-    report(stdout, p, np, alpha, threshold);
+    report(stdout, p, np, alpha, threshold, bn);
     int rc = 0;
     for (size_t i = 0; i < np && !gated; ++i)
         if (!strcmp(p[i].verdict, "slower"))

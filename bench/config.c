@@ -21,6 +21,7 @@ enum {
     OPT_CACHE,
     OPT_SHAPES_DIR,
     OPT_SAMPLE_US,
+    OPT_REPLICATES,
 };
 
 static const struct option options[] = {
@@ -34,6 +35,7 @@ static const struct option options[] = {
     {"quick", no_argument, NULL, 'q'},
     {"seed", required_argument, NULL, 'S'},
     {"reps", required_argument, NULL, OPT_REPS},
+    {"replicates", required_argument, NULL, OPT_REPLICATES},
     {"rep-budget-ms", required_argument, NULL, OPT_REP_BUDGET},
     {"noise", required_argument, NULL, OPT_NOISE},
     {"sample-us", required_argument, NULL, OPT_SAMPLE_US},
@@ -75,6 +77,12 @@ void opcost_config_usage(FILE *out)
         "  --reps N             repetitions per point, interleaved across "
         "paths\n"
         "                       in a shuffled order, 5..1000 (default: 5)\n"
+        "  --replicates N       points measured a second time at the end of\n"
+        "                       the run, its run-to-run noise (run_noise_rel)\n"
+        "                       from how far their medians moved; every\n"
+        "                       interval is at least that noise's; 0..64\n"
+        "                       (default: a tenth of the points, 2 to 12;\n"
+        "                       0: none, intervals from repetitions alone)\n"
         "  --rep-budget-ms X    time budget of one repetition of one path\n"
         "                       (default: 10; --quick: 2)\n"
         "  --noise X            a repetition stops early once the 95%% CI of\n"
@@ -210,6 +218,7 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
     cfg->results_dir = OPCOST_SOURCE_DIR "/results";
     cfg->seed = 1;
     cfg->reps = 5;
+    cfg->replicates = -1;
     cfg->rep_budget_s = -1;
     cfg->noise_target = 0.01;
     cfg->target_sample_us = 20;
@@ -272,6 +281,12 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
                 return bad(err, errlen, "reps", "must be an integer in 5..1000",
                            optarg);
             cfg->reps = (int)v;
+            break;
+        case OPT_REPLICATES:
+            if (parse_int(optarg, 0, 64, &v))
+                return bad(err, errlen, "replicates",
+                           "must be an integer in 0..64", optarg);
+            cfg->replicates = (int)v;
             break;
         case OPT_REP_BUDGET:
             if (parse_real(optarg, 0.01, 60000, &x))

@@ -32,6 +32,7 @@ typedef struct opcost_config {
     int quick;
     uint64_t seed;
     int reps;
+    int replicates; /* points measured again at the end; -1: auto */
     double rep_budget_s;
     double noise_target;
     double target_sample_us; /* calls are batched up to this per sample */

@@ -74,6 +74,10 @@ if(ROWOPS_WITH_TORCH)
     COMMAND opcost targets --llc-mib x ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_targets_bad_option PROPERTIES
     PASS_REGULAR_EXPRESSION "--llc-mib: must be a number > 0, got 'x'")
+  add_test(NAME opcost_run_noise
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/run_noise.sh $<TARGET_FILE:opcost>
+      ${CMAKE_BINARY_DIR}/quick/quick.csv ${CMAKE_BINARY_DIR})
+  set_tests_properties(opcost_run_noise PROPERTIES FIXTURES_REQUIRED quick_csv)
   add_test(NAME opcost_interrupted_run
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/interrupt.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})

@@ -93,6 +93,9 @@ static const column columns[] = {
     {COL(ceiling_kind, 0), 2},
     {COL(working_set_bytes, 0), 2},
     {COL(ci95_pooled_rel, 0), 2},
+    /* version 3: intervals that include the run-to-run noise */
+    {COL(ci95_reps_rel, 0), 3},
+    {COL(run_noise_rel, 0), 3},
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 

@@ -16,9 +16,11 @@ extern "C" {
 /* Version 2 added device_us, other_kernel_us, attribution_source,
  * tracer_overhead, sm_clock_mhz, throttle_reasons, ceiling_kind,
  * working_set_bytes and ci95_pooled_rel, and ci95_rel became the interval
- * of another run's median from the repetitions; files of every earlier version
- * still load (their new columns read as empty). */
-#define OPCOST_RESULTS_SCHEMA_VERSION 2
+ * of another run's median from the repetitions. Version 3 added
+ * ci95_reps_rel and run_noise_rel, and ci95_rel became the wider of the
+ * repetitions' interval and the run noise's. Files of every earlier
+ * version still load (their new columns read as empty). */
+#define OPCOST_RESULTS_SCHEMA_VERSION 3
 
 /* Capacity of text fields, including the terminating NUL. */
 #define OPCOST_TEXT_MAX 128
@@ -102,6 +104,9 @@ typedef struct opcost_result {
     /* the distribution-free interval of the pooled samples' median (what
      * ci95_rel was in version 1) */
     double ci95_pooled_rel;
+    /* version 3 */
+    double ci95_reps_rel; /* the repetitions' own interval (v2's ci95_rel) */
+    double run_noise_rel; /* the run's run-to-run noise (per run) */
     char note[OPCOST_NOTE_MAX];
 } opcost_result;
 

@@ -385,7 +385,7 @@ static void summarize_row(opcost_result *row, const path_slot *slot)
     row->stddev_us = s.stddev;
     /* the interval a run like this one's median falls in, from the
      * repetitions; the pooled samples' own interval beside it */
-    row->ci95_rel = slot_ci(slot);
+    row->ci95_rel = row->ci95_reps_rel = slot_ci(slot);
     row->ci95_pooled_rel = s.ci95_rel;
     if (t->device_samples)
         row->device_us = median_of(t->device_samples, t->n);
@@ -691,6 +691,91 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
     return 0;
 }
 
+/* How many points the run measures again (--replicates; auto: a tenth of
+ * them, 2 to 12, never more than there are). */
+static size_t replicate_count(const opcost_config *cfg, size_t npoints)
+{
+    size_t k =
+        cfg->replicates >= 0 ? (size_t)cfg->replicates : (npoints + 9) / 10;
+    if (cfg->replicates < 0)
+        k = k < 2 ? 2 : k > 12 ? 12 : k;
+    return k < npoints ? k : npoints;
+}
+
+/* Whether two rows are the same (point, path, variant). */
+static int same_row(const opcost_result *a, const opcost_result *b)
+{
+    return !strcmp(a->distribution, b->distribution) && !strcmp(a->op, b->op) &&
+           a->B == b->B && a->N == b->N && !strcmp(a->dtype, b->dtype) &&
+           !strcmp(a->layout, b->layout) && !strcmp(a->path, b->path) &&
+           !strcmp(a->variant, b->variant);
+}
+
+/* The run's run-to-run noise: points spread evenly over the run measured
+ * a second time at its end (a separate set of rows, not written), the
+ * 95th percentile of the log ratios of their rows' medians
+ * (opcost_run_noise_q95).
+ * Repetitions of one point take a second
+ * or two, while the host's speed wanders over minutes (other tenants,
+ * clocks): measured here, two back-to-back runs put 50 % of medians
+ * outside intervals from repetitions alone. Returns the pairs used. */
+static size_t measure_run_noise(const opcost_config *cfg,
+                                const opcost_hostinfo *host,
+                                const run_device *dev, const case_list *cl,
+                                const opcost_ceiling *ceiling, run_out *out,
+                                size_t *points, double *noise)
+{
+    *noise = NAN;
+    *points = 0;
+    const size_t k = replicate_count(cfg, cl->n);
+    run_out again;
+    memset(&again, 0, sizeof again);
+    char err[1024];
+    for (size_t j = 0; j < k && !opcost_interrupted(); ++j) {
+        const size_t i =
+            (size_t)(((double)j + 0.5) * (double)cl->n / (double)k);
+        opcost_nvtx_push(OPCOST_NVTX_DISTRIBUTION, cl->cases[i].distribution);
+        const int failed = measure_point(cfg, host, dev, &cl->cases[i], ceiling,
+                                         (int64_t)i, &again, err, sizeof err);
+        opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
+        if (failed)
+            break;
+        ++*points;
+    }
+    double *lr = malloc((again.nrows ? again.nrows : 1) * sizeof *lr);
+    size_t n = 0;
+    for (size_t a = 0; lr && a < again.nrows; ++a) {
+        const opcost_result *r2 = &again.rows[a];
+        if (r2->status != OPCOST_STATUS_OK || !(r2->median_us > 0))
+            continue;
+        for (size_t b = 0; b < out->nrows; ++b) {
+            const opcost_result *r1 = &out->rows[b];
+            if (r1->status == OPCOST_STATUS_OK && r1->median_us > 0 &&
+                same_row(r1, r2)) {
+                lr[n++] = log(r2->median_us / r1->median_us);
+                break;
+            }
+        }
+    }
+    *noise = lr ? opcost_run_noise_q95(lr, n) : NAN;
+    free(lr);
+    free(again.rows);
+    free(again.samples);
+    return n;
+}
+
+/* Every ok row: the run's noise, and an interval at least as wide. */
+static void apply_run_noise(run_out *out, double noise)
+{
+    for (size_t r = 0; r < out->nrows; ++r) {
+        opcost_result *row = &out->rows[r];
+        if (row->status != OPCOST_STATUS_OK)
+            continue;
+        row->run_noise_rel = noise;
+        row->ci95_rel = opcost_ci95_with_run_noise(row->ci95_reps_rel, noise);
+    }
+}
+
 static int profiler_active(void *ctx)
 {
     (void)ctx;
@@ -766,6 +851,34 @@ static int measure_ceiling(const opcost_config *cfg, const run_device *dev,
                                         len);
 }
 
+/* The CPU ceilings are probed again every OPCOST_PROBE_EVERY points and
+ * at the end; each row divides by the best of all probes. The host's
+ * bandwidth moves under a run (other tenants: here 41.5 GB/s at one run's
+ * start, 67.3 at its end), and a row measured in a fast moment beat
+ * probes taken only at the start and the end (frac_of_peak 1.06). */
+#define OPCOST_PROBE_EVERY 8
+
+typedef struct probe_range {
+    double lo, hi; /* the DRAM fused figure's range over the probes */
+    int n;
+} probe_range;
+
+static void probe_again(const opcost_config *cfg, opcost_ceiling *c,
+                        probe_range *pr, const char *when)
+{
+    opcost_ceiling again;
+    char err[512];
+    if (opcost_ceiling_measure(cfg->threads, 0, &again, err, sizeof err)) {
+        fprintf(stderr, "opcost run: ceiling probe %s: %s\n", when, err);
+        return;
+    }
+    const double g = again.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps;
+    pr->lo = g < pr->lo ? g : pr->lo;
+    pr->hi = g > pr->hi ? g : pr->hi;
+    ++pr->n;
+    opcost_ceiling_merge(c, &again);
+}
+
 /* The run on its settled device: every point, then the results. */
 static int run_on(const opcost_config *cfg, run_device *dev)
 {
@@ -808,6 +921,8 @@ static int run_on(const opcost_config *cfg, run_device *dev)
         return 1;
     }
     dev->rotate_bytes = ceiling.llc_bytes;
+    const double g0 = ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps;
+    probe_range probes = {g0, g0, 1};
     opcost_report_header(stdout, cfg, &host, &ceiling,
                          dev->cuda ? &dev->gpu : NULL, cl.n, out_path);
     opcost_journal *journal;
@@ -861,6 +976,9 @@ static int run_on(const opcost_config *cfg, run_device *dev)
         }
         opcost_journal_add(journal, out.rows, out.nrows, out.samples,
                            out.nsamples);
+        if (!dev->cuda && (i + 1) % OPCOST_PROBE_EVERY == 0 && i + 1 < cl.n &&
+            !opcost_interrupted())
+            probe_again(cfg, &ceiling, &probes, "during the run");
         opcost_report_progress(stderr, i + 1, cl.n,
                                opcost_seconds_since(start));
     }
@@ -869,33 +987,43 @@ static int run_on(const opcost_config *cfg, run_device *dev)
     opcost_nvtx_pop(OPCOST_NVTX_RUN);
     if (isatty(fileno(stderr)))
         fputc('\n', stderr);
-    /* the ceilings again at the end: the machine's bandwidth drifts over
-     * a run (other tenants, clocks), and a row must not beat the ceiling
-     * it is divided by because the start was a slow moment; each ceiling
-     * is the better of the two probes */
-    if (!dev->cuda && !opcost_interrupted()) {
-        opcost_ceiling again;
-        if (opcost_ceiling_measure(cfg->threads, 0, &again, err, sizeof err) ==
-            0) {
-            /* how far the host moved under the run: runs differ by that
-             * much whatever the code does */
-            const double g0 =
-                ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps;
-            const double g1 =
-                again.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps;
-            opcost_ceiling_merge(&ceiling, &again);
-            for (size_t r = 0; r < out.nrows; ++r)
-                set_ceiling(&out.rows[r], &ceiling, 0);
-            printf("ceiling at the end: dram fused %.1f GB/s against %.1f at "
-                   "the start (%+.0f %%: the host's drift over the run); "
-                   "rows divide by the better, dram rows %.1f, fused %.1f "
-                   "GB/s\n",
-                   g1, g0, 100 * (g1 / g0 - 1),
-                   ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_ROWS].gbps,
-                   ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps);
-        } else {
-            fprintf(stderr, "opcost run: ceiling probe at the end: %s\n", err);
-        }
+    size_t noise_points = 0, noise_pairs = 0;
+    double noise = NAN;
+    if (rc == 0 && !opcost_interrupted() && replicate_count(cfg, cl.n) > 0) {
+        opcost_nvtx_push(OPCOST_NVTX_RUN, "run noise");
+        noise_pairs = measure_run_noise(cfg, &host, dev, &cl, &ceiling, &out,
+                                        &noise_points, &noise);
+        opcost_nvtx_pop(OPCOST_NVTX_RUN);
+    }
+    /* the ceilings again at the end, then every row divided by the best
+     * of all the run's probes */
+    if (!dev->cuda) {
+        if (!opcost_interrupted())
+            probe_again(cfg, &ceiling, &probes, "at the end");
+        for (size_t r = 0; r < out.nrows; ++r)
+            set_ceiling(&out.rows[r], &ceiling, 0);
+        printf("ceilings: %d probes over the run, dram fused from %.1f to "
+               "%.1f GB/s (%+.0f %%: the host's drift); rows divide by the "
+               "best, dram rows %.1f, fused %.1f GB/s\n",
+               probes.n, probes.lo, probes.hi,
+               100 * (probes.hi / probes.lo - 1),
+               ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_ROWS].gbps,
+               ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps);
+    }
+    if (noise_points) {
+        apply_run_noise(&out, noise);
+        if (isnan(noise))
+            printf("run-to-run noise: not known (%zu rows of %zu points "
+                   "measured again, %d needed); intervals from the "
+                   "repetitions alone\n",
+                   noise_pairs, noise_points, OPCOST_RUN_NOISE_MIN_PAIRS);
+        else
+            printf("run-to-run noise: 95 %% of the rows of %zu points "
+                   "measured again at the end (%zu pairs) moved by less than "
+                   "x%.3f (run_noise_rel %.3f); every interval is at least "
+                   "+%.1f %%\n",
+                   noise_points, noise_pairs, exp(noise), noise,
+                   100 * expm1(noise));
     }
     opcost_journal_hold(journal);
     if (opcost_results_write(out_path, out.rows, out.nrows, err, sizeof err)) {

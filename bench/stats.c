@@ -381,6 +381,34 @@ double opcost_t975(size_t df)
            (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v);
 }
 
+double opcost_run_noise_q95(const double *log_ratios, size_t n)
+{
+    double *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a)
+        return NAN;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (isfinite(log_ratios[i]))
+            a[k++] = fabs(log_ratios[i]);
+    double q = NAN;
+    if (k >= OPCOST_RUN_NOISE_MIN_PAIRS) {
+        qsort(a, k, sizeof *a, cmp_double);
+        /* nearest rank: the smallest value with >= 95 % at or below it */
+        const size_t rank = (size_t)ceil(0.95 * (double)k);
+        q = a[rank - 1];
+    }
+    free(a);
+    return q;
+}
+
+double opcost_ci95_with_run_noise(double ci_reps, double noise)
+{
+    const double h = isnan(noise) ? NAN : expm1(noise);
+    if (isnan(h))
+        return ci_reps;
+    return isnan(ci_reps) || h > ci_reps ? h : ci_reps;
+}
+
 double opcost_reps_ci95_rel(const double *rep_medians, size_t r)
 {
     if (r < 2)

@@ -83,6 +83,24 @@ double opcost_t975(size_t df);
  * when r < 2. */
 double opcost_reps_ci95_rel(const double *rep_medians, size_t r);
 
+/* The run-to-run noise of a point's median, from points measured twice in
+ * one run minutes apart: the 95th percentile (nearest rank) of
+ * |log(second / first)| over their rows, so that 95 % of them moved by
+ * less than a factor exp(noise). About zero (a shift of the whole host
+ * between the two measurements is part of what the next run sees), and
+ * no normal assumption: the ratios are heavy-tailed (here the 95th
+ * percentile of |log ratio| between two runs was 0.59 where 1.96 x
+ * 1.4826 x their median gives 0.36). NAN with fewer than
+ * OPCOST_RUN_NOISE_MIN_PAIRS finite ratios. */
+double opcost_run_noise_q95(const double *log_ratios, size_t n);
+#define OPCOST_RUN_NOISE_MIN_PAIRS 8
+
+/* A row's interval for another run's median: the wider of its
+ * repetitions' own (ci_reps) and exp(noise) - 1 of the run noise (as
+ * opcost_run_noise_q95 gives it); either may be NAN (not known), both:
+ * NAN. */
+double opcost_ci95_with_run_noise(double ci_reps, double noise);
+
 /* ---- Weighted means (a distribution's expected cost per call: sum freq *
  * x / sum freq). Weights are kept relative to the largest so far and the
  * mean is updated incrementally, so no finite positive weights or values

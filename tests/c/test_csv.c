@@ -17,14 +17,16 @@
 /* The schema as the tasks specify it, verbatim: version 1 (the bench-core
  * issue), and version 2 (measured attribution: device_us, other_kernel_us,
  * attribution_source, tracer_overhead, sm_clock_mhz, throttle_reasons,
- * ceiling_kind, working_set_bytes, ci95_pooled_rel, added at the end). */
+ * ceiling_kind, working_set_bytes, ci95_pooled_rel, added at the end),
+ * and version 3 (intervals with the run noise: ci95_reps_rel,
+ * run_noise_rel). */
 static const char v1_header[] =
     "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
     "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
     "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
     "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
     "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note";
-static const char spec_header[] =
+static const char v2_header[] =
     "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
     "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
     "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
@@ -33,6 +35,15 @@ static const char spec_header[] =
     "device_us,other_kernel_us,attribution_source,tracer_overhead,"
     "sm_clock_mhz,throttle_reasons,ceiling_kind,working_set_bytes,"
     "ci95_pooled_rel";
+static const char spec_header[] =
+    "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
+    "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
+    "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
+    "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
+    "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note,"
+    "device_us,other_kernel_us,attribution_source,tracer_overhead,"
+    "sm_clock_mhz,throttle_reasons,ceiling_kind,working_set_bytes,"
+    "ci95_pooled_rel,ci95_reps_rel,run_noise_rel";
 
 static const char *dir; /* c_tempdir() */
 
@@ -160,9 +171,9 @@ static void test_header(void)
     C_EXPECT(opcost_results_header(h, sizeof h) == (int)strlen(spec_header),
              "header length");
     C_EXPECT(!strcmp(h, spec_header), "header:\n%s\nwant\n%s", h, spec_header);
-    C_EXPECT(opcost_results_ncolumns() == 51, "51 columns");
+    C_EXPECT(opcost_results_ncolumns() == 53, "53 columns");
     C_EXPECT(opcost_results_header(h, 10) == -1, "short buffer");
-    C_EXPECT(opcost_results_column_name(51) == NULL, "past the end");
+    C_EXPECT(opcost_results_column_name(53) == NULL, "past the end");
 }
 
 static void test_round_trip(void)
@@ -199,8 +210,9 @@ static void test_round_trip(void)
              "newlines kept inside quotes");
     /* skipped row: every number empty */
     C_EXPECT(
-        text && strstr(text,
-                       ",cold,skipped,,,,,,,,,,,,,,,,,,,needs CUDA,,,,,,,,,\n"),
+        text &&
+            strstr(text,
+                   ",cold,skipped,,,,,,,,,,,,,,,,,,,needs CUDA,,,,,,,,,,,\n"),
         "empty numbers in the skipped row");
     free(text);
 
@@ -317,8 +329,8 @@ static void test_writer_checks(void)
         const char *msg;
     } cases[] = {
         {0, "rows[0]: median_us: is required when status is ok"},
-        {1, "rows[0]: schema_version: 3 is not a version this code reads "
-            "(1 to 2)"},
+        {1, "rows[0]: schema_version: 4 is not a version this code reads "
+            "(1 to 3)"},
         {2, "rows[0]: run_id: text is not NUL-terminated"},
         {3, "rows[0]: status: enum value 7 is out of range"},
         {4, "rows[0]: run_id: is required"},
@@ -330,7 +342,7 @@ static void test_writer_checks(void)
         row_plain(&row);
         switch (cases[i].what) {
         case 0: row.median_us = NAN; break;
-        case 1: row.schema_version = 3; break;
+        case 1: row.schema_version = 4; break;
         case 2: memset(row.run_id, 'x', sizeof row.run_id); break;
         case 3: row.status = (opcost_status)7; break;
         case 4: row.run_id[0] = '\0'; break;
@@ -438,7 +450,7 @@ static void test_parse_errors(void)
                        "column cache_state: \"hot\" is not one of cold, warm");
     expect_field_error("cache_state", "", "column cache_state: is required");
     expect_field_error("schema_version", "1",
-                       "schema_version: 1 is not 2, the version of the "
+                       "schema_version: 1 is not 3, the version of the "
                        "file's header");
     expect_field_error("attribution_source", "guess",
                        "attribution_source: \"guess\" is not one of "
@@ -467,7 +479,7 @@ static void test_parse_errors(void)
     sprintf(buf, "%.*s,extra%s", (int)hl, text, text + hl);
     char where[32];
     snprintf(where, sizeof where, "1:%d", (int)hl + 2);
-    expect_parse_error(buf, where, "header has 52 columns, expected 51",
+    expect_parse_error(buf, where, "header has 54 columns, expected 53",
                        "newer header");
     free(buf);
 
@@ -478,16 +490,16 @@ static void test_parse_errors(void)
     sprintf(buf, "%.*s\n", (int)cut, text);
     snprintf(where, sizeof where, "2:%d", (int)(cut - line2) + 1);
     expect_parse_error(buf, where,
-                       "row has 50 fields, expected 51 (missing from column "
-                       "ci95_pooled_rel)",
+                       "row has 52 fields, expected 53 (missing from column "
+                       "run_noise_rel)",
                        "short row");
     sprintf(buf, "%.*s,x\n", (int)(strlen(text) - 1), text);
     snprintf(where, sizeof where, "2:%d", (int)(strlen(text) - line2) + 1);
-    expect_parse_error(buf, where, "row has 52 fields, expected 51",
+    expect_parse_error(buf, where, "row has 54 fields, expected 53",
                        "long row");
     /* A blank line is a one-field row. */
     sprintf(buf, "%s\n", text);
-    expect_parse_error(buf, "3:1", "row has 1 fields, expected 51",
+    expect_parse_error(buf, "3:1", "row has 1 fields, expected 53",
                        "blank line");
 
     /* Line numbers count newlines inside quoted fields: row 1 spans lines
@@ -649,76 +661,94 @@ static void test_samples(void)
     free(back);
 }
 
-/* A file of schema version 1 (the committed runs before measured
- * attribution) still loads: version 2's columns read as empty, and writing
- * the rows back gives a version-2 file with the same values. */
-static void test_older_version(void)
+/* Files of schema versions 1 (the committed runs before measured
+ * attribution) and 2 (before the run noise) still load: later versions'
+ * columns read as empty, and writing the rows back gives a file of the
+ * current version with the same values. */
+static void test_older_version(int version, const char *header)
 {
     opcost_result row;
     row_plain(&row);
     row.median_us = 7.25;
     row.kernel_us = 3.5;
     row.dispatch_us = 3.75;
+    row.ci95_pooled_rel = 0.125;
     char path[512], err[512];
-    join(path, sizeof path, "v2.csv");
+    join(path, sizeof path, "current.csv");
     C_EXPECT(opcost_results_write(path, &row, 1, err, sizeof err) == 0, "%s",
              err);
-    /* the same row as version 1 writes it: drop version 2's columns */
+    /* the same row as that version writes it: drop the later columns */
     char *text = slurp(path);
-    char v1[4096] = "";
+    char old[4096] = "";
     const char *line = strchr(text, '\n') + 1;
     const char *p = line;
     for (size_t i = 0; opcost_results_column_name(i); ++i) {
         const size_t len = strcspn(p, ",\n");
         const char *name = opcost_results_column_name(i);
-        const char *in_v1 = strstr(v1_header, name);
-        const int kept = in_v1 && (in_v1 == v1_header || in_v1[-1] == ',') &&
-                         (in_v1[strlen(name)] == ',' || !in_v1[strlen(name)]);
+        const char *in_old = strstr(header, name);
+        const int kept = in_old && (in_old == header || in_old[-1] == ',') &&
+                         (in_old[strlen(name)] == ',' || !in_old[strlen(name)]);
+        char v[8];
+        snprintf(v, sizeof v, "%d", version);
         if (kept)
-            snprintf(v1 + strlen(v1), sizeof v1 - strlen(v1), "%s%.*s",
-                     v1[0] ? "," : "",
-                     !strcmp(name, "schema_version") ? 1 : (int)len,
-                     !strcmp(name, "schema_version") ? "1" : p);
+            snprintf(old + strlen(old), sizeof old - strlen(old), "%s%.*s",
+                     old[0] ? "," : "",
+                     !strcmp(name, "schema_version") ? (int)strlen(v)
+                                                     : (int)len,
+                     !strcmp(name, "schema_version") ? v : p);
         p += len + 1;
     }
     char file[8192];
-    snprintf(file, sizeof file, "%s\n%s\n", v1_header, v1);
+    snprintf(file, sizeof file, "%s\n%s\n", header, old);
     free(text);
-    c_write_file("v1.csv", file, path, sizeof path);
+    char name[32];
+    snprintf(name, sizeof name, "v%d.csv", version);
+    c_write_file(name, file, path, sizeof path);
     opcost_result *back = NULL;
     size_t n = 0;
     C_EXPECT(opcost_results_read(path, &back, &n, err, sizeof err) == 0,
-             "a version-1 file loads: %s", err);
+             "a version-%d file loads: %s", version, err);
     C_EXPECT(n == 1, "one row (got %zu)", n);
     if (n == 1) {
-        C_EXPECT(back[0].schema_version == 1, "schema_version 1 kept");
+        C_EXPECT(back[0].schema_version == version, "schema_version %d kept",
+                 version);
         C_EXPECT(back[0].median_us == 7.25 && back[0].kernel_us == 3.5 &&
                      back[0].dispatch_us == 3.75 &&
                      !strcmp(back[0].path, "reference"),
-                 "version-1 values read");
-        C_EXPECT(isnan(back[0].other_kernel_us) && isnan(back[0].device_us) &&
-                     isnan(back[0].tracer_overhead) &&
-                     !back[0].attribution_source[0],
-                 "version-2 columns empty");
+                 "version-%d values read", version);
+        if (version < 2)
+            C_EXPECT(isnan(back[0].other_kernel_us) &&
+                         isnan(back[0].device_us) &&
+                         isnan(back[0].tracer_overhead) &&
+                         isnan(back[0].ci95_pooled_rel) &&
+                         !back[0].attribution_source[0],
+                     "version-2 columns empty");
+        else
+            C_EXPECT(back[0].ci95_pooled_rel == 0.125,
+                     "version-2 columns read");
+        C_EXPECT(isnan(back[0].ci95_reps_rel) && isnan(back[0].run_noise_rel),
+                 "version-3 columns empty");
         char again[512];
         join(again, sizeof again, "upgraded.csv");
         C_EXPECT(opcost_results_write(again, back, 1, err, sizeof err) == 0,
-                 "rows of a version-1 file are written: %s", err);
+                 "rows of a version-%d file are written: %s", version, err);
         opcost_result *up = NULL;
         size_t m = 0;
         C_EXPECT(opcost_results_read(again, &up, &m, err, sizeof err) == 0 &&
-                     m == 1 && up[0].schema_version == 2 &&
+                     m == 1 && up[0].schema_version == 3 &&
                      up[0].median_us == 7.25,
-                 "written back as version 2: %s", err);
+                 "written back as version 3: %s", err);
         free(up);
     }
     free(back);
-    /* a version-1 header with a version-2 row is refused */
-    snprintf(file, sizeof file, "%s\n2%s\n", v1_header, strchr(v1, ','));
-    expect_parse_error(file, "2:1",
-                       "schema_version: 2 is not 1, the version of the "
-                       "file's header",
-                       "version-2 row under a version-1 header");
+    /* an older header with a row of a later version is refused */
+    snprintf(file, sizeof file, "%s\n3%s\n", header, strchr(old, ','));
+    char want[128];
+    snprintf(want, sizeof want,
+             "schema_version: 3 is not %d, the version of the file's header",
+             version);
+    expect_parse_error(file, "2:1", want,
+                       "a version-3 row under an older header");
 }
 
 int main(void)
@@ -729,7 +759,8 @@ int main(void)
     test_atomic();
     test_writer_checks();
     test_parse_errors();
-    test_older_version();
+    test_older_version(1, v1_header);
+    test_older_version(2, v2_header);
     test_samples();
     return c_report("test_csv");
 }

@@ -370,8 +370,47 @@ static void test_reps_interval(void)
              "scale-free");
 }
 
+/* The run noise: the 95th percentile (nearest rank) of |log ratio| about
+ * zero (a shift of the whole run counts), non-finite ratios left out,
+ * NAN below the minimum pairs; the interval is the wider of the two, NAN
+ * only when both are. */
+static void test_run_noise(void)
+{
+    /* |d| = 0.01 .. 0.19 and 0.5 (20 values): rank ceil(19) = 19 -> 0.19 */
+    double d[20];
+    for (int i = 0; i < 19; ++i)
+        d[i] = (i % 2 ? -1 : 1) * 0.01 * (i + 1);
+    d[19] = 0.5;
+    C_EXPECT(fabs(opcost_run_noise_q95(d, 20) - 0.19) < 1e-12, "q95 %g",
+             opcost_run_noise_q95(d, 20));
+    /* 21 values: rank ceil(19.95) = 20 */
+    double e[21];
+    memcpy(e, d, sizeof d);
+    e[20] = -0.7;
+    C_EXPECT(fabs(opcost_run_noise_q95(e, 21) - 0.5) < 1e-12, "q95 of 21: %g",
+             opcost_run_noise_q95(e, 21));
+    /* a shift of all pairs is noise too: 0.1 + small spread */
+    double shifted[8];
+    for (int i = 0; i < 8; ++i)
+        shifted[i] = 0.1 + 0.001 * i;
+    C_EXPECT(fabs(opcost_run_noise_q95(shifted, 8) - 0.107) < 1e-12,
+             "a shifted run: %g (8 pairs: the largest)",
+             opcost_run_noise_q95(shifted, 8));
+    const double with_nan[9] = {0.01, 0.01, 0.01, 0.01,    0.01,
+                                0.01, 0.01, NAN,  INFINITY};
+    C_EXPECT(isnan(opcost_run_noise_q95(with_nan, 9)), "7 finite pairs: NAN");
+    C_EXPECT(isnan(opcost_run_noise_q95(d, 7)), "7 pairs: NAN");
+    const double h = expm1(0.2);
+    C_EXPECT(opcost_ci95_with_run_noise(0.05, 0.2) == h, "noise wider");
+    C_EXPECT(opcost_ci95_with_run_noise(0.5, 0.2) == 0.5, "repetitions wider");
+    C_EXPECT(opcost_ci95_with_run_noise(NAN, 0.2) == h, "no repetitions");
+    C_EXPECT(opcost_ci95_with_run_noise(0.05, NAN) == 0.05, "no noise");
+    C_EXPECT(isnan(opcost_ci95_with_run_noise(NAN, NAN)), "neither");
+}
+
 int main(void)
 {
+    test_run_noise();
     test_reps_interval();
     test_extreme_values();
     test_summaries();

@@ -31,6 +31,7 @@ expect 2 "bad_results.csv:1:1: header" -- "$opcost" check "$dir/bad_results.csv"
 expect 2 "negative.csv:2: column 'B'" -- "$opcost" run --shapes "$dir/negative.csv" --out "$dir/x.csv"
 expect 2 "unknown option '--frobnicate'" -- "$opcost" run --frobnicate
 expect 2 "--dtype: each must be" -- "$opcost" run --dtype int8
+expect 2 "--replicates: must be an integer in 0..64, got '65'" -- "$opcost" run --replicates 65
 mkdir -p "$dir/ro" && chmod 500 "$dir/ro"
 if [[ $(id -u) -ne 0 ]]; then # root writes anywhere
     expect 2 "not writable" -- "$opcost" run --out "$dir/ro/x.csv"

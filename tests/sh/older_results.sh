@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Results files of an earlier schema version (the committed runs are
-# version 1) keep loading in check, compare, plot and targets.
+# Results files of an earlier schema version (the committed runs of
+# versions 1 and 2) keep loading in check, compare, plot and targets.
 # Usage: older_results.sh OPCOST SOURCE_DIR BUILD_DIR
 set -u
 opcost="$1" src="$2" dir="$3/older_results"
@@ -28,11 +28,11 @@ run 0 "1078 rows.*: ok" -- "$opcost" check "$v1"
 run 0 "warning: row [0-9]+ .*frac_of_peak 1\.[0-9]+ > 1\.05: its ceiling \(one ceiling for all rows" -- "$opcost" check "$v1"
 run 0 "CPU performance targets" -- "$opcost" targets "$v1"
 run 0 "attribution.png" -- "$opcost" plot "$v1" --out "$dir/plots" --kind attribution
-# compare needs per-repetition samples: give the version-1 file a sidecar
+# compare needs per-repetition samples: give the older file a sidecar
 # with each timed row's n_samples samples over its repetitions (each at the
 # row's median)
-cp "$v1" "$dir/v1.csv"
-python3 - "$dir/v1.csv" <<'PY'
+sidecar() { # sidecar FILE.csv
+    python3 - "$1" <<'PY'
 import csv, sys
 path = sys.argv[1]
 rows = list(csv.DictReader(open(path, newline="")))
@@ -46,5 +46,21 @@ with open(path[:-4] + ".samples.csv", "w", newline="") as f:
                 w.writerow([r["run_id"], i, r["path"], r["variant"],
                             k % reps, k // reps, r["median_us"]])
 PY
+}
+cp "$v1" "$dir/v1.csv"
+sidecar "$dir/v1.csv"
 run 0 "1078 pairs: 0 slower, 0 faster, 1064 same" -- "$opcost" compare "$dir/v1.csv" "$dir/v1.csv"
+# version 2 (measured attribution, ceilings per op mix): a committed run
+v2="$src/results/20261201T151311Z-vm.csv"
+[[ $(sed -n 2p "$v2" | cut -d, -f1) == 2 &&
+    $(head -1 "$v2" | tr ',' '\n' | wc -l) -eq 51 ]] ||
+    { echo "FAIL: $v2 is not a version-2 file"; exit 1; }
+run 0 "1078 rows.*: ok" -- "$opcost" check "$v2"
+run 0 "CPU performance targets" -- "$opcost" targets "$v2"
+run 0 "attribution.png" -- "$opcost" plot "$v2" --out "$dir/plots2" --kind attribution
+cp "$v2" "$dir/v2.csv"
+sidecar "$dir/v2.csv"
+run 0 "1078 pairs: 0 slower, 0 faster, 1064 same" -- "$opcost" compare "$dir/v2.csv" "$dir/v2.csv"
+# a version-2 run recorded no noise of its own
+run 0 "run-to-run noise \(95th percentile of \|log ratio\|\): 0.000 \(x1.000; the test's sigma 0.000\) between these runs; .*base not recorded, new not recorded" -- "$opcost" compare "$dir/v2.csv" "$dir/v2.csv"
 exit $fail
