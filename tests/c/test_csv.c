@@ -20,30 +20,20 @@
  * ceiling_kind, working_set_bytes, ci95_pooled_rel, added at the end),
  * and version 3 (intervals with the run noise: ci95_reps_rel,
  * run_noise_rel). */
-static const char v1_header[] =
-    "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
-    "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
-    "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
-    "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
-    "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note";
-static const char v2_header[] =
-    "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
-    "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
-    "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
-    "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
-    "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note,"
-    "device_us,other_kernel_us,attribution_source,tracer_overhead,"
-    "sm_clock_mhz,throttle_reasons,ceiling_kind,working_set_bytes,"
-    "ci95_pooled_rel";
-static const char spec_header[] =
-    "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"
-    "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"
-    "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,min_us,"
-    "p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,conversion_us,"
-    "launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,frac_of_peak,note,"
-    "device_us,other_kernel_us,attribution_source,tracer_overhead,"
-    "sm_clock_mhz,throttle_reasons,ceiling_kind,working_set_bytes,"
-    "ci95_pooled_rel,ci95_reps_rel,run_noise_rel";
+#define V1_COLUMNS                                                             \
+    "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"  \
+    "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"  \
+    "variant,dispatch_path,cache_state,status,reps,n_samples,median_us,"       \
+    "min_us,p90_us,mean_us,stddev_us,ci95_rel,compile_ms,kernel_us,"           \
+    "conversion_us,launch_us,dispatch_us,idle_us,bytes,gbps,ceiling_gbps,"     \
+    "frac_of_peak,note"
+#define V2_COLUMNS                                                             \
+    V1_COLUMNS ",device_us,other_kernel_us,attribution_source,"                \
+               "tracer_overhead,sm_clock_mhz,throttle_reasons,ceiling_kind,"   \
+               "working_set_bytes,ci95_pooled_rel"
+static const char v1_header[] = V1_COLUMNS;
+static const char v2_header[] = V2_COLUMNS;
+static const char spec_header[] = V2_COLUMNS ",ci95_reps_rel,run_noise_rel";
 
 static const char *dir; /* c_tempdir() */
 
