@@ -384,7 +384,8 @@ static void summarize_row(opcost_result *row, const path_slot *slot)
     row->mean_us = s.mean;
     row->stddev_us = s.stddev;
     /* the interval a run like this one's median falls in, from the
-     * repetitions; the pooled samples' own interval beside it */
+     * repetitions (apply_run_noise widens it to the run's noise at the
+     * end); the pooled samples' own interval beside it */
     row->ci95_rel = row->ci95_reps_rel = slot_ci(slot);
     row->ci95_pooled_rel = s.ci95_rel;
     if (t->device_samples)
@@ -714,11 +715,10 @@ static int same_row(const opcost_result *a, const opcost_result *b)
 /* The run's run-to-run noise: points spread evenly over the run measured
  * a second time at its end (a separate set of rows, not written), the
  * 95th percentile of the log ratios of their rows' medians
- * (opcost_run_noise_q95).
- * Repetitions of one point take a second
- * or two, while the host's speed wanders over minutes (other tenants,
- * clocks): measured here, two back-to-back runs put 50 % of medians
- * outside intervals from repetitions alone. Returns the pairs used. */
+ * (opcost_run_noise_q95). Repetitions of one point take a second or two,
+ * while the host's speed wanders over minutes (other tenants, clocks):
+ * measured here, two back-to-back runs put 50 % of medians outside
+ * intervals from repetitions alone. Returns the pairs used. */
 static size_t measure_run_noise(const opcost_config *cfg,
                                 const opcost_hostinfo *host,
                                 const run_device *dev, const case_list *cl,

@@ -290,7 +290,6 @@ static rowops_choice choose(const rowops_call *call, int want)
      * 37-52 %. */
     const int stream =
         large && (dt == ROWOPS_F32 || call->op == ROWOPS_OP_RMS_NORM_ROWS);
-    (void)wide;
     const rowops_impl impl = wide ? (stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
                                             : ROWOPS_IMPL_CPU_FAST_AVX512)
                                   : (stream ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
