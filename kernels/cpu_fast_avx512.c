@@ -167,7 +167,8 @@ static inline void p1_f16(const row_ctx *k, const void *x, const void *r,
         const uint16_t *rp = (const uint16_t *)r + i;
         const __m256i ha = to16_f16(_mm512_add_ps(a, load16_f16(rp)));
         const __m256i hb = to16_f16(_mm512_add_ps(b, load16_f16(rp + 16)));
-        store32_f16((uint16_t *)h + i, ha, hb, k->stream);
+        if (!s)
+            store32_f16((uint16_t *)h + i, ha, hb, k->stream);
         a = _mm512_cvtph_ps(ha);
         b = _mm512_cvtph_ps(hb);
     }
@@ -182,7 +183,8 @@ static inline void p1_f16(const row_ctx *k, const void *x, const void *r,
 static inline void p2_f16(const row_ctx *k, __m512 a, __m512 b, void *h,
                           void *out, int64_t i, __m512 rv)
 {
-    (void)h;
+    if (h)
+        store32_f16((uint16_t *)h + i, to16_f16(a), to16_f16(b), k->stream);
     a = _mm512_mul_ps(a, rv);
     b = _mm512_mul_ps(b, rv);
     if (k->w) {
@@ -212,8 +214,10 @@ static inline void p1_f32(const row_ctx *k, const void *x, const void *r,
         const float *rp = (const float *)r + i;
         a = _mm512_add_ps(a, _mm512_loadu_ps(rp));
         b = _mm512_add_ps(b, _mm512_loadu_ps(rp + 16));
-        store64((float *)h + i, _mm512_castps_si512(a), k->stream);
-        store64((float *)h + i + 16, _mm512_castps_si512(b), k->stream);
+        if (!s) {
+            store64((float *)h + i, _mm512_castps_si512(a), k->stream);
+            store64((float *)h + i + 16, _mm512_castps_si512(b), k->stream);
+        }
     }
     if (s) {
         _mm512_store_ps(s + i, a);
@@ -226,7 +230,10 @@ static inline void p1_f32(const row_ctx *k, const void *x, const void *r,
 static inline void p2_f32(const row_ctx *k, __m512 a, __m512 b, void *h,
                           void *out, int64_t i, __m512 rv)
 {
-    (void)h;
+    if (h) {
+        store64((float *)h + i, _mm512_castps_si512(a), k->stream);
+        store64((float *)h + i + 16, _mm512_castps_si512(b), k->stream);
+    }
     a = _mm512_mul_ps(a, rv);
     b = _mm512_mul_ps(b, rv);
     if (k->w) {

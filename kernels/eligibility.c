@@ -18,7 +18,7 @@
  * detected (with AVX2+FMA+F16C), else the AVX2 one, else the portable one;
  * the AVX kernels stream their stores (the _nt forms) when out +
  * residual_out fill at least 1/ROWOPS_STREAM_LLC_DEN of the last-level
- * cache (the fused op in float32 only).
+ * cache (on the AVX2 kernel the fused op in float32 only).
  *
  * Column-major rows (CPU, AVX2+FMA+F16C, dtype as in 1., any N): x 2-D with
  * strides {1, S >= B} (a transposed view), residual with x's sizes and
@@ -280,16 +280,20 @@ static rowops_choice choose(const rowops_call *call, int want)
     const int wide =
         (have & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;
     const int large = out_bytes * ROWOPS_STREAM_LLC_DEN >= llc;
-    /* Streaming stores for float32, and for rms_norm_rows in 16 bits: the
-     * fused op in 16 bits runs slower streamed. Measured here (Zen 4, 256
-     * MiB calls): fused bfloat16 streamed 5-14 % below ordinary stores at
-     * 512 bits and 35-47 % below at 256 bits (a 256-bit block of 16-bit h
-     * and out is half a line in each of two write-combining buffers while
-     * pass 1 of the next row runs; reported 10x below on AVX2-only EPYCs),
-     * while rms_norm_rows in bfloat16 (one output) gains 9-46 % and float32
-     * 37-52 %. */
-    const int stream =
-        large && (dt == ROWOPS_F32 || call->op == ROWOPS_OP_RMS_NORM_ROWS);
+    /* Streaming stores for every large call but the fused op in 16 bits on
+     * the AVX2 kernel. Both kernels write each output's 64-byte line with
+     * consecutive stores (a 32-element block) and start pass 2 away from
+     * the inputs' page offsets (stream_rotation): measured here (Zen 4, 256
+     * MiB, 2 threads, paired runs) fused bfloat16 streamed reaches 0.85-0.91
+     * of the DRAM ceiling at 512 bits and 0.80-0.86 at 256 bits, against
+     * 0.60-0.62 with ordinary stores. Before those two changes the 256-bit
+     * kernel, writing half lines of h and out in turn, ran at 0.29 here and
+     * was reported 10x below ordinary stores on AVX2-only EPYCs (Zen 2/3),
+     * which no machine here has: there the fused 16-bit op keeps ordinary
+     * stores (0.68 of the ceiling measured there) until streaming is
+     * measured. */
+    const int stream = large && (dt == ROWOPS_F32 ||
+                                 call->op == ROWOPS_OP_RMS_NORM_ROWS || wide);
     const rowops_impl impl = wide ? (stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
                                             : ROWOPS_IMPL_CPU_FAST_AVX512)
                                   : (stream ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
@@ -306,8 +310,8 @@ static rowops_choice choose(const rowops_call *call, int want)
     if (large)
         return choice(want, impl,
                       "CPU fast (%s): %s, unit stride, 32-byte aligned rows, "
-                      "N = %lld <= %lld, ordinary stores (the fused op "
-                      "streams float32 rows only)",
+                      "N = %lld <= %lld, ordinary stores (the AVX2 kernel "
+                      "streams the fused op in float32 only)",
                       isa, rowops_dtype_name(dt), (long long)n,
                       (long long)limit);
     return choice(want, impl,

@@ -275,6 +275,96 @@ static void check_bf16_nonfinite(void)
             }
 }
 
+/* Streamed rows whose inputs and outputs share their page offsets (page-
+ * aligned buffers, 4 KiB or 8 KiB rows): pass 2 then starts mid-row and
+ * wraps around (stream_rotation). The streamed kernels must write exactly
+ * what their ordinary-store forms write, in place too. */
+static void check_streamed_same_page_offsets(void)
+{
+    const unsigned have = rowops_cpu_features();
+    const int has2 =
+        (have & ROWOPS_CPU_FAST_FEATURES) == ROWOPS_CPU_FAST_FEATURES;
+    const int has512 = has2 && (have & ROWOPS_CPU_FAST512_FEATURES) ==
+                                   ROWOPS_CPU_FAST512_FEATURES;
+    if (!has2) {
+        printf("SKIP streamed rows at equal page offsets: no AVX2+FMA+F16C\n");
+        return;
+    }
+    if (!has512)
+        printf("SKIP streamed rows at equal page offsets, 512 bits: no "
+               "AVX-512 F+BW\n");
+    static void (*const plain[])(const rowops_call *, int64_t, int64_t) = {
+        rowops_cpu_fast_avx2, rowops_cpu_fast_avx512};
+    static void (*const streamed[])(const rowops_call *, int64_t, int64_t) = {
+        rowops_cpu_fast_avx2_nt, rowops_cpu_fast_avx512_nt};
+    const rowops_dtype dts[] = {ROWOPS_BF16, ROWOPS_F16, ROWOPS_F32};
+    const int64_t B = 6, N = 2048 + 96; /* rows not a multiple of a block */
+    int compared = 0;
+    for (int isa = 0; isa < (has512 ? 2 : 1); ++isa)
+        for (int d = 0; d < 3; ++d)
+            for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
+                for (int inplace = 0; inplace < 2; ++inplace)
+                    for (int n4k = 0; n4k < 2; ++n4k) {
+                        const int64_t n =
+                            n4k ? 4096 / (int64_t)rowops_dtype_size(dts[d]) * 2
+                                : N;
+                        c_sample a, b;
+                        c_sample_make(&a, (rowops_op)op, dts[d], dts[d],
+                                      C_CONTIGUOUS, B, n, inplace, 91);
+                        c_sample_make(&b, (rowops_op)op, dts[d], dts[d],
+                                      C_CONTIGUOUS, B, n, inplace, 91);
+                        /* b's tensors moved to page-aligned copies */
+                        const size_t bytes =
+                            (size_t)(B * n) * rowops_dtype_size(dts[d]);
+                        rowops_tensor *ts[] = {&b.call.x, &b.call.residual,
+                                               &b.call.out,
+                                               &b.call.residual_out};
+                        void *pages[4] = {NULL, NULL, NULL, NULL};
+                        const int fused = op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+                        const int count = fused ? 4 : 2;
+                        for (int t = 0; t < count; ++t) {
+                            rowops_tensor *tt = fused || t == 0 ? ts[t] : ts[2];
+                            if (inplace && (tt == &b.call.out ||
+                                            tt == &b.call.residual_out))
+                                continue; /* aliases its input */
+                            pages[t] = aligned_alloc(4096, (bytes + 4095) /
+                                                               4096 * 4096);
+                            memcpy(pages[t], tt->data, bytes);
+                            tt->data = pages[t];
+                        }
+                        if (inplace) {
+                            b.call.out.data = b.call.x.data;
+                            if (fused)
+                                b.call.residual_out.data = b.call.residual.data;
+                        }
+                        plain[isa](&a.call, 0, B);
+                        streamed[isa](&b.call, B / 2, B);
+                        streamed[isa](&b.call, 0, B / 2);
+                        int same = memcmp(a.call.out.data, b.call.out.data,
+                                          bytes) == 0 &&
+                                   memcmp(a.call.rstd.data, b.call.rstd.data,
+                                          (size_t)B * 4) == 0;
+                        if (fused)
+                            same = same &&
+                                   memcmp(a.call.residual_out.data,
+                                          b.call.residual_out.data, bytes) == 0;
+                        C_EXPECT(
+                            same,
+                            "streamed %s %s %s N=%lld inplace=%d at equal page "
+                            "offsets differs from ordinary stores",
+                            isa ? "avx512" : "avx2",
+                            rowops_op_name((rowops_op)op),
+                            rowops_dtype_name(dts[d]), (long long)n, inplace);
+                        ++compared;
+                        for (int t = 0; t < 4; ++t)
+                            free(pages[t]);
+                        c_sample_free(&a);
+                        c_sample_free(&b);
+                    }
+    printf("streamed rows at equal page offsets: %d calls compared\n",
+           compared);
+}
+
 int main(void)
 {
     static const int64_t shapes[][2] = {{1, 1},    {3, 7},     {5, 64},
@@ -302,6 +392,7 @@ int main(void)
                 }
     check_special_values();
     check_bf16_nonfinite();
+    check_streamed_same_page_offsets();
     printf("fast-kernel runs on eligible samples: %d\n", fast_runs);
     C_EXPECT(fast_runs > 100, "the fast kernels ran on too few samples (%d)",
              fast_runs);
