@@ -2,9 +2,9 @@
  * function admits: float32/float16/bfloat16, unit last-dimension stride,
  * 32-byte aligned rows, 1 <= N <= the one-pass limit.
  *
- * Per row, pass 1 reads x (and residual), forms h, stores it (fused op),
- * keeps it as float32 in a scratch row (L1) and accumulates h^2 in float32
- * lanes; pass 2 scales the scratch row and stores out. Memory sees each
+ * Per row, pass 1 reads x (and residual), forms h, keeps it as float32 in
+ * a scratch row (L1) and accumulates h^2 in float32 lanes; pass 2 stores h
+ * (fused op) from the scratch row, scales it and stores out. Memory sees each
  * input read once and each output written once. The passes of consecutive
  * rows are software-pipelined: one loop runs pass 2 of row j and pass 1 of
  * row j+1 (two scratch rows), so reads and writes stream together; a
