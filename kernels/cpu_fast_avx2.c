@@ -144,31 +144,81 @@ typedef struct v16 {
     __m256 a, b; /* one 16-element half, in its dtype's lane order */
 } v16;
 
-static inline void p1_bf16(const row_ctx *k, const void *x, const void *r,
-                           void *h, float *s, int64_t i, v16 *a0, v16 *a1)
+/* h of one 16-element half at j, rounded to the dtype, in its lane order;
+ * h (not NULL: a row without a scratch row) gets it stored (16-bit
+ * bfloat16 h waits for pass 2, see the top). */
+static inline v16 half_bf16(const row_ctx *k, const void *x, const void *r,
+                            void *h, int64_t j)
 {
     (void)k;
     (void)h;
-    for (int half = 0; half < 2; ++half) {
-        const int64_t j = i + 16 * half;
-        v16 *acc = half ? a1 : a0;
-        prefetch_ahead(x, r, j * 2);
-        __m256 lo, hi;
-        load16_bf16((const uint16_t *)x + j, &lo, &hi);
-        if (r) {
-            __m256 rlo, rhi;
-            load16_bf16((const uint16_t *)r + j, &rlo, &rhi);
-            lo = round_bf16(_mm256_add_ps(lo, rlo));
-            hi = round_bf16(_mm256_add_ps(hi, rhi));
-        }
-        if (s) {
-            _mm256_store_ps(s + j, lo);
-            _mm256_store_ps(s + j + 8, hi);
-        }
-        acc->a = _mm256_fmadd_ps(lo, lo, acc->a);
-        acc->b = _mm256_fmadd_ps(hi, hi, acc->b);
+    v16 v;
+    load16_bf16((const uint16_t *)x + j, &v.a, &v.b);
+    if (r) {
+        __m256 rlo, rhi;
+        load16_bf16((const uint16_t *)r + j, &rlo, &rhi);
+        v.a = round_bf16(_mm256_add_ps(v.a, rlo));
+        v.b = round_bf16(_mm256_add_ps(v.b, rhi));
     }
+    return v;
 }
+
+static inline v16 half_f16(const row_ctx *k, const void *x, const void *r,
+                           void *h, int64_t j)
+{
+    const uint16_t *xp = (const uint16_t *)x + j;
+    v16 v = {load8_f16(xp), load8_f16(xp + 8)};
+    if (r) {
+        const uint16_t *rp = (const uint16_t *)r + j;
+        const __m128i ha = to8_f16(_mm256_add_ps(v.a, load8_f16(rp)));
+        const __m128i hb = to8_f16(_mm256_add_ps(v.b, load8_f16(rp + 8)));
+        if (h)
+            store16_f16((uint16_t *)h + j, ha, hb, k->stream);
+        v.a = _mm256_cvtph_ps(ha);
+        v.b = _mm256_cvtph_ps(hb);
+    }
+    return v;
+}
+
+static inline v16 half_f32(const row_ctx *k, const void *x, const void *r,
+                           void *h, int64_t j)
+{
+    const float *xp = (const float *)x + j;
+    v16 v = {_mm256_loadu_ps(xp), _mm256_loadu_ps(xp + 8)};
+    if (r) {
+        const float *rp = (const float *)r + j;
+        v.a = _mm256_add_ps(v.a, _mm256_loadu_ps(rp));
+        v.b = _mm256_add_ps(v.b, _mm256_loadu_ps(rp + 8));
+        if (h) {
+            store8_f32((float *)h + j, v.a, k->stream);
+            store8_f32((float *)h + j + 8, v.b, k->stream);
+        }
+    }
+    return v;
+}
+
+/* Pass 1 of a block, per dtype of ES bytes: both halves' h into s (if s;
+ * else stored to h, if the dtype stores it in pass 1) and their squares. */
+#define DEFINE_P1(D, ES)                                                       \
+    static inline void p1_##D(const row_ctx *k, const void *x, const void *r,  \
+                              void *h, float *s, int64_t i, v16 *a0, v16 *a1)  \
+    {                                                                          \
+        for (int half = 0; half < 2; ++half) {                                 \
+            const int64_t j = i + 16 * half;                                   \
+            v16 *acc = half ? a1 : a0;                                         \
+            prefetch_ahead(x, r, j *ES);                                       \
+            const v16 v = half_##D(k, x, r, s ? NULL : h, j);                  \
+            if (s) {                                                           \
+                _mm256_store_ps(s + j, v.a);                                   \
+                _mm256_store_ps(s + j + 8, v.b);                               \
+            }                                                                  \
+            acc->a = _mm256_fmadd_ps(v.a, v.a, acc->a);                        \
+            acc->b = _mm256_fmadd_ps(v.b, v.b, acc->b);                        \
+        }                                                                      \
+    }
+DEFINE_P1(bf16, 2)
+DEFINE_P1(f16, 2)
+DEFINE_P1(f32, 4)
 
 /* One half's out, rounded, in the interleaved order. */
 static inline v16 out_bf16(const row_ctx *k, v16 v, int64_t j, __m256 rv)
@@ -201,44 +251,8 @@ static inline void src_mem_bf16(const void *x, const void *r, const void *h,
                                 int64_t i, v16 *lo, v16 *hi)
 {
     (void)h;
-    for (int half = 0; half < 2; ++half) {
-        v16 *v = half ? hi : lo;
-        const int64_t j = i + 16 * half;
-        load16_bf16((const uint16_t *)x + j, &v->a, &v->b);
-        if (r) {
-            __m256 rlo, rhi;
-            load16_bf16((const uint16_t *)r + j, &rlo, &rhi);
-            v->a = round_bf16(_mm256_add_ps(v->a, rlo));
-            v->b = round_bf16(_mm256_add_ps(v->b, rhi));
-        }
-    }
-}
-
-static inline void p1_f16(const row_ctx *k, const void *x, const void *r,
-                          void *h, float *s, int64_t i, v16 *a0, v16 *a1)
-{
-    for (int half = 0; half < 2; ++half) {
-        const int64_t j = i + 16 * half;
-        v16 *acc = half ? a1 : a0;
-        prefetch_ahead(x, r, j * 2);
-        const uint16_t *xp = (const uint16_t *)x + j;
-        __m256 a = load8_f16(xp), b = load8_f16(xp + 8);
-        if (r) {
-            const uint16_t *rp = (const uint16_t *)r + j;
-            const __m128i ha = to8_f16(_mm256_add_ps(a, load8_f16(rp)));
-            const __m128i hb = to8_f16(_mm256_add_ps(b, load8_f16(rp + 8)));
-            if (!s)
-                store16_f16((uint16_t *)h + j, ha, hb, k->stream);
-            a = _mm256_cvtph_ps(ha);
-            b = _mm256_cvtph_ps(hb);
-        }
-        if (s) {
-            _mm256_store_ps(s + j, a);
-            _mm256_store_ps(s + j + 8, b);
-        }
-        acc->a = _mm256_fmadd_ps(a, a, acc->a);
-        acc->b = _mm256_fmadd_ps(b, b, acc->b);
-    }
+    *lo = half_bf16(NULL, x, r, NULL, i);
+    *hi = half_bf16(NULL, x, r, NULL, i + 16);
 }
 
 static inline v16 out_f(const row_ctx *k, v16 v, int64_t j, __m256 rv, int f16)
@@ -277,33 +291,6 @@ static inline void src_mem_f16(const void *x, const void *r, const void *h,
     const uint16_t *p = (const uint16_t *)(r ? h : x) + i;
     *lo = (v16){load8_f16(p), load8_f16(p + 8)};
     *hi = (v16){load8_f16(p + 16), load8_f16(p + 24)};
-}
-
-static inline void p1_f32(const row_ctx *k, const void *x, const void *r,
-                          void *h, float *s, int64_t i, v16 *a0, v16 *a1)
-{
-    for (int half = 0; half < 2; ++half) {
-        const int64_t j = i + 16 * half;
-        v16 *acc = half ? a1 : a0;
-        prefetch_ahead(x, r, j * 4);
-        const float *xp = (const float *)x + j;
-        __m256 a = _mm256_loadu_ps(xp), b = _mm256_loadu_ps(xp + 8);
-        if (r) {
-            const float *rp = (const float *)r + j;
-            a = _mm256_add_ps(a, _mm256_loadu_ps(rp));
-            b = _mm256_add_ps(b, _mm256_loadu_ps(rp + 8));
-            if (!s) {
-                store8_f32((float *)h + j, a, k->stream);
-                store8_f32((float *)h + j + 8, b, k->stream);
-            }
-        }
-        if (s) {
-            _mm256_store_ps(s + j, a);
-            _mm256_store_ps(s + j + 8, b);
-        }
-        acc->a = _mm256_fmadd_ps(a, a, acc->a);
-        acc->b = _mm256_fmadd_ps(b, b, acc->b);
-    }
 }
 
 static inline void p2_f32(const row_ctx *k, v16 lo, v16 hi, void *h, void *out,
