@@ -1,5 +1,5 @@
-/* Cost attribution of one row (README, "Attribution"): the path's median
- * split into parts that add up to it exactly.
+/* Cost attribution of one row (docs/measurement.md, "Attribution"): the path's
+ * median split into parts that add up to it exactly.
  *
  * Measured (opcost_attribute_events): in an attribution pass separate from
  * the timing run, a tracer records each call's intervals (bench/events.h);

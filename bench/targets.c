@@ -1,8 +1,8 @@
-/* `opcost targets RUN.csv...`: the CPU performance targets (README,
- * "Performance") evaluated on results CSVs of one machine, pooled: each
- * target as a Markdown table with the measured value, the target and
- * whether it is met. Informational (exit 0 when the files read); the gate
- * for regressions is `opcost compare --gate`.
+/* `opcost targets RUN.csv...`: the CPU performance targets
+ * (docs/performance.md, "Performance") evaluated on results CSVs of one
+ * machine, pooled: each target as a Markdown table with the measured value, the
+ * target and whether it is met. Informational (exit 0 when the files read); the
+ * gate for regressions is `opcost compare --gate`.
  *
  *   bandwidth  `kernel` rows of the bandwidth shape set: GB/s and the
  *              fraction of the in-run ceiling, per thread count (>= 0.90)
@@ -38,17 +38,16 @@ typedef struct pool {
 
 static int usage(FILE *f)
 {
-    fprintf(f,
-            "usage: opcost targets [--distribution NAME] [--llc-mib X] "
-            "RUN.csv...\n"
-            "Evaluates the CPU performance targets (README, \"Performance\") "
-            "on\nresults CSVs of one machine, pooled.\n"
-            "  --distribution NAME  the distribution of the expected-cost "
-            "target\n"
-            "                       (default: llama-3.1-8b-conv)\n"
-            "  --llc-mib X          last-level cache size for the compile "
-            "target\n"
-            "                       (default: detected on this machine)\n");
+    fprintf(f, "usage: opcost targets [--distribution NAME] [--llc-mib X] "
+               "RUN.csv...\n"
+               "Evaluates the CPU performance targets (docs/performance.md) "
+               "on\nresults CSVs of one machine, pooled.\n"
+               "  --distribution NAME  the distribution of the expected-cost "
+               "target\n"
+               "                       (default: llama-3.1-8b-conv)\n"
+               "  --llc-mib X          last-level cache size for the compile "
+               "target\n"
+               "                       (default: detected on this machine)\n");
     return f == stderr ? 2 : 0;
 }
 

@@ -9,8 +9,8 @@
  * compensated (Neumaier), so the total's relative error over nonnegative
  * terms is at most about (ROWOPS_SUM_LANE_TERMS + log2 of the lanes
  * combined + 2) units of the accumulation dtype's rounding, whatever N.
- * That keeps rstd within the README's bound (Contract: accuracy) while the
- * hot loops still run on float32 vectors; the double work is once per
+ * That keeps rstd within the bound of docs/operators.md (Contract: accuracy)
+ * while the hot loops still run on float32 vectors; the double work is once per
  * block. */
 #ifndef ROWOPS_SUM_H
 #define ROWOPS_SUM_H
@@ -22,9 +22,9 @@
  * kernels, per partial in the scalar ones. */
 #define ROWOPS_SUM_LANE_TERMS 128
 
-/* The contract's bound (README, Contract: accuracy) on rstd's relative
- * error, in units of the accumulation dtype's epsilon (2^-23, or 2^-52 for
- * float64), for every N up to 2^31: the blocked sum contributes at most
+/* The contract's bound (docs/operators.md, Contract: accuracy) on rstd's
+ * relative error, in units of the accumulation dtype's epsilon (2^-23, or 2^-52
+ * for float64), for every N up to 2^31: the blocked sum contributes at most
  * about (ROWOPS_SUM_LANE_TERMS + 7) / 4 of them (half its relative error,
  * through the square root), the mean, eps, square root and reciprocal a
  * few more. */

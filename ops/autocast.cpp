@@ -1,5 +1,6 @@
 // The autocast policy of the rowops ops, registered on AutocastCPU and
-// AutocastCUDA (README: "Autocast"). Inside torch.autocast(dtype=D):
+// AutocastCUDA (docs/training-and-compile.md: "Autocast"). Inside
+// torch.autocast(dtype=D):
 //   x, residual: cast to D (any floating dtype but float64, as autocast
 //                casts everywhere else);
 //   weight:      float32 is kept (read directly by the kernel: no cast
@@ -9,8 +10,9 @@
 //   outputs:     out/y and residual_out in D, rstd float32.
 // The in-place form is not cast (a cast copy could not be written back);
 // the backward ops run with the dtypes the forward saved.
-// Running in D instead of float32 is the point of fusing: see the README
-// for the bytes per token of this policy and of the float32 alternative.
+// Running in D instead of float32 is the point of fusing: see
+// docs/training-and-compile.md for the bytes per token of this policy and
+// of the float32 alternative.
 #include <ATen/autocast_mode.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>

@@ -5,7 +5,7 @@
 // Saved for backward: h (x for rms_norm_rows, residual_out for the fused
 // op), rstd and weight; the normalized row h * rstd is recomputed. h is an
 // output the model keeps anyway as its residual stream; rstd costs 4 bytes
-// per row (README: "Training").
+// per row (docs/training-and-compile.md: "Training").
 //
 // Forward-mode AD (torch.func.jvp/jacfwd, torch.autograd.forward_ad): the
 // kernels have no tangent formula, so a call whose inputs carry a tangent

@@ -2,11 +2,11 @@
 //
 // glibc serves every block above 32 MiB with a fresh mmap and unmaps it on
 // free, so each call that returns outputs that large page-faults and the
-// kernel zeroes every page again: 3.5-7.5x the kernel's own time (README,
-// "First results"). Smaller blocks cost a malloc and a free per output
-// (with glibc's consolidation of freed chunks, ~0.1-0.2 us each: a decode
-// call returns three). Outputs of at least kBlockCacheMin bytes come from
-// here instead: a freed block is kept (up to the byte cap and
+// kernel zeroes every page again: 3.5-7.5x the kernel's own time
+// (docs/operators.md, "Outputs on the CPU"). Smaller blocks cost a malloc and a
+// free per output (with glibc's consolidation of freed chunks, ~0.1-0.2 us
+// each: a decode call returns three). Outputs of at least kBlockCacheMin bytes
+// come from here instead: a freed block is kept (up to the byte cap and
 // kBlockCacheEntries blocks, oldest evicted first) and handed to the next
 // output of its size, as CUDA's caching allocator does.
 //

@@ -7,7 +7,7 @@ an opaque call).
     out, residual_out, rstd = rowops.triton.fused_add_rms_norm(x, residual,
                                                                weight, 1e-6)
 
-Same contract as ``rowops.fused_add_rms_norm`` (README, Contract): h = x +
+Same contract as ``rowops.fused_add_rms_norm`` (docs/operators.md, Contract): h = x +
 residual rounded to x's dtype, rstd = 1/sqrt(mean(h^2) + eps) as float32,
 out = h * rstd * weight rounded once, fresh contiguous outputs. The kernel
 runs for CUDA tensors of float32, float16 and bfloat16 (weight: x's dtype or
@@ -20,7 +20,7 @@ One program per row: N <= 16384 in one pass (the row in registers, block =
 next power of two of N), beyond that two passes over blocks of 4096 (h
 stored, then read back). Squares are float32 (the contract's dtype for
 h^2), their sum float64, rstd rounded once to float32: the bound of the
-CUDA kernels holds with room (README, Contract).
+CUDA kernels holds with room (docs/operators.md, Contract).
 
 Importing this module needs triton; ``import rowops`` does not import it.
 """

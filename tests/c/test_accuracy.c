@@ -1,8 +1,8 @@
-/* Accuracy over N (README, Contract: "accuracy"): every CPU kernel that
- * reduces a row, held to the contract's bound at long rows,
- *   |rstd - rstd_exact| <= ROWOPS_RSTD_BOUND_EPS * eps_acc * rstd_exact,
- * eps_acc the accumulation dtype's machine epsilon (2^-23; 2^-52 for
- * float64), rstd_exact from the same rounded h in long double.
+/* Accuracy over N (docs/operators.md, Contract: "accuracy"): every CPU kernel
+ * that reduces a row, held to the contract's bound at long rows, |rstd -
+ * rstd_exact| <= ROWOPS_RSTD_BOUND_EPS * eps_acc * rstd_exact, eps_acc the
+ * accumulation dtype's machine epsilon (2^-23; 2^-52 for float64), rstd_exact
+ * from the same rounded h in long double.
  *   - the strided kernel, both ops, four dtypes, N = 2^20, 2^23 and 2^27
  *     (2^25 for float16 and float64) on constant rows (zero strides in and
  *     out: no memory), which a plain float32 sum gets wrong by up to 41 %

@@ -149,7 +149,7 @@ void to_cuda(rowops_call *c)
 /* The kernels' rstd bound: each thread adds at most 16 float32 squares
  * (relative error <= 16 u, u = 2^-24), everything after that is float64
  * until rstd is rounded once (u): |rstd / exact - 1| <= (16 / 2 + 1) u,
- * whatever N (README, Contract). */
+ * whatever N (docs/operators.md, Contract). */
 double rstd_rtol(rowops_dtype dt)
 {
     return dt == ROWOPS_F64 ? 1e-13 : 9.0 / 16777216.0;

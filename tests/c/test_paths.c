@@ -123,8 +123,8 @@ int main(void)
                         char why[512] = "";
                         int rc = prepare_and_verify(p, &w, &opcost_variant_auto,
                                                     0, why, sizeof why);
-                        /* Known deviation (README, "Paths"): with the
-                         * rowops decomposition registered, Inductor may not
+                        /* Known deviation (docs/benchmark.md, "Paths"): with
+                         * the rowops decomposition registered, Inductor may not
                          * round h = x + residual to a low-precision dtype
                          * before the reduction; verification reports it. */
                         const int may_deviate =

@@ -1,4 +1,4 @@
-"""Accuracy over N through the ops (README, Contract: "accuracy"): rstd
+"""Accuracy over N through the ops (docs/operators.md, Contract: "accuracy"): rstd
 within ROWOPS_RSTD_BOUND_EPS (64) epsilons of the accumulation dtype of the
 exact value, whatever N, and the backward's reductions likewise. The C test
 tests/c/test_accuracy.c holds every kernel to the bound up to N = 2^27 and

@@ -1,4 +1,4 @@
-"""The autocast policy (ops/autocast.cpp, README "Autocast"): for every
+"""The autocast policy (ops/autocast.cpp, docs/training-and-compile.md, "Autocast"): for every
 combination of input dtypes, the output dtypes, the values, eager against
 torch.compile, and the number of casts against what the policy declares."""
 

@@ -18,7 +18,7 @@ from samples import (TOL, assert_matches_formula, formula, make_sample,
 ops = torch.ops.rowops
 cuda = pytest.mark.skipif(not torch.cuda.is_available(),
                           reason="no CUDA device on this machine")
-# the kernels' bound on rstd (README, Contract): float32 inside a
+# the kernels' bound on rstd (docs/operators.md, Contract): float32 inside a
 # thread's run of at most 16 squares, float64 after it, one rounding
 RSTD_BOUND = 9 * 2.0**-24
 

@@ -1,4 +1,4 @@
-"""Forward-mode AD (README, Contract: gradients): a call whose inputs carry
+"""Forward-mode AD (docs/operators.md, Contract: gradients): a call whose inputs carry
 a tangent (torch.func.jvp/jacfwd, torch.autograd.forward_ad) runs the aten
 reference composite, so tangents are the contract's derivative, never
 silently zero (jacfwd of rms_norm_rows used to return zeros, and a dual

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Signals mid-run (README, Reliability). Usage: interrupt.sh OPCOST OUT_DIR
+# Signals mid-run (docs/reliability.md). Usage: interrupt.sh OPCOST OUT_DIR
 #  1. one SIGTERM: opcost run writes the rows already measured (status ok),
 #     marks every other point skipped ("interrupted"), exits non-zero; the
 #     file passes the schema check.
