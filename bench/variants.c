@@ -15,42 +15,41 @@ const opcost_variant opcost_variant_auto = {
     0,
     NULL};
 
-static const opcost_variant variants[] = {
-    {"cpu_fast_avx512", ROWOPS_IMPL_CPU_FAST_AVX512, rowops_cpu_fast_avx512, 1,
-     "AVX-512 rows, pipelined passes, ordinary stores", 0, NULL},
-    {"cpu_fast_avx512_nt", ROWOPS_IMPL_CPU_FAST_AVX512_NT,
-     rowops_cpu_fast_avx512_nt, 1,
-     "the same with non-temporal stores (outputs beyond the LLC)", 0, NULL},
-    {"cpu_fast_avx2", ROWOPS_IMPL_CPU_FAST_AVX2, rowops_cpu_fast_avx2, 1,
-     "AVX2 rows, pipelined passes, ordinary stores", 0, NULL},
-    {"cpu_fast_avx2_nt", ROWOPS_IMPL_CPU_FAST_AVX2_NT, rowops_cpu_fast_avx2_nt,
-     1, "the same with non-temporal stores (outputs beyond the LLC)", 0, NULL},
-    {"cpu_colmajor_avx2", ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
-     rowops_cpu_colmajor_avx2, 2,
-     "AVX2 tiles of column-major (transposed) rows, row-major outputs", 0,
+/* Every kernel of the table (kernels/kernel_table.def) but the reference,
+ * then the kernels called from Python. */
+static const opcost_variant table[] = {
+#define ROWOPS_KERNEL(id, name, cpu_fn, device, layout, features, what)        \
+    {name,   ROWOPS_IMPL_##id,                                                 \
+     cpu_fn, layout,                                                           \
+     what,   (device) == ROWOPS_DEVICE_CUDA,                                   \
      NULL},
-    {"cpu_fast_portable", ROWOPS_IMPL_CPU_FAST_PORTABLE,
-     rowops_cpu_fast_portable, 1, "plain C rows the compiler vectorizes", 0,
-     NULL},
-    {"cpu_strided", ROWOPS_IMPL_CPU_STRIDED, rowops_cpu_strided, 0,
-     "any strides, scalar", 0, NULL},
-    {"cuda_fast", ROWOPS_IMPL_CUDA_FAST, NULL, 3,
-     "CUDA: 16-byte vectors, the row on chip (--device cuda)", 1, NULL},
-    {"cuda_strided", ROWOPS_IMPL_CUDA_STRIDED, NULL, 0,
-     "CUDA: any strides (--device cuda)", 1, NULL},
-    {"triton", ROWOPS_IMPL_COUNT, NULL, 4,
+#include "kernel_table.def"
+#undef ROWOPS_KERNEL
+    {"triton", ROWOPS_IMPL_COUNT, NULL, OPCOST_VARIANT_FUSED_ANY,
      "Triton: rowops.triton's kernel, the fused op (--device cuda)", 1,
      "triton"},
 };
 
+/* The reference is the reference path's, not a variant of the kernel's. */
+static int listed(const opcost_variant *v)
+{
+    return v->impl != ROWOPS_IMPL_REFERENCE;
+}
+
 size_t opcost_variant_count(void)
 {
-    return sizeof variants / sizeof variants[0];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
+        n += (size_t)listed(&table[i]);
+    return n;
 }
 
 const opcost_variant *opcost_variant_at(size_t i)
 {
-    return i < opcost_variant_count() ? &variants[i] : NULL;
+    for (size_t t = 0; t < sizeof table / sizeof table[0]; ++t)
+        if (listed(&table[t]) && i-- == 0)
+            return &table[t];
+    return NULL;
 }
 
 const opcost_variant *opcost_variant_find(const char *name)
@@ -58,17 +57,15 @@ const opcost_variant *opcost_variant_find(const char *name)
     if (strcmp(name, "auto") == 0)
         return &opcost_variant_auto;
     for (size_t i = 0; i < opcost_variant_count(); ++i)
-        if (strcmp(variants[i].name, name) == 0)
-            return &variants[i];
+        if (strcmp(opcost_variant_at(i)->name, name) == 0)
+            return opcost_variant_at(i);
     return NULL;
 }
 
 opcost_cpu_kernel opcost_cpu_kernel_of(rowops_impl impl)
 {
-    for (size_t i = 0; i < opcost_variant_count(); ++i)
-        if (variants[i].impl == impl)
-            return variants[i].kernel;
-    return NULL;
+    const rowops_kernel_info *k = rowops_kernel_info_of(impl);
+    return k ? k->cpu : NULL;
 }
 
 typedef struct rows_task {
@@ -93,17 +90,21 @@ void opcost_run_cpu_kernel(opcost_cpu_kernel kernel, const rowops_call *call)
                          t0);
 }
 
+/* Whether impl needs all of the CPU features in mask. */
+static int needs(rowops_impl impl, unsigned mask)
+{
+    const rowops_kernel_info *k = rowops_kernel_info_of(impl);
+    return k && (k->features & mask) == mask;
+}
+
 static int is_avx512(rowops_impl impl)
 {
-    return impl == ROWOPS_IMPL_CPU_FAST_AVX512 ||
-           impl == ROWOPS_IMPL_CPU_FAST_AVX512_NT;
+    return needs(impl, ROWOPS_CPU_FAST512_FEATURES);
 }
 
 static int is_avx2(rowops_impl impl)
 {
-    return impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
-           impl == ROWOPS_IMPL_CPU_FAST_AVX2_NT ||
-           impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2 || is_avx512(impl);
+    return needs(impl, ROWOPS_CPU_FAST_FEATURES);
 }
 
 int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
@@ -120,24 +121,21 @@ int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
     if (!v->fast)
         return 1;
     const rowops_choice c = rowops_choose(call);
-    if (v->fast == 4) { /* the kernel path hands it contiguous copies */
+    if (v->fast == OPCOST_VARIANT_FUSED_ANY) { /* contiguous copies */
         if (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM)
             return 1;
         snprintf(why, len, "%s: the fused op only", v->name);
         return 0;
     }
-    if (v->fast == 3) {
+    if (v->fast == ROWOPS_LAYOUT_CUDA_ROWS) {
         if (c.impl == ROWOPS_IMPL_CUDA_FAST)
             return 1;
         snprintf(why, len, "%s not eligible: %s", v->name, c.reason);
         return 0;
     }
-    const int row_major = c.impl == ROWOPS_IMPL_CPU_FAST_AVX2 ||
-                          c.impl == ROWOPS_IMPL_CPU_FAST_AVX2_NT ||
-                          is_avx512(c.impl) ||
-                          c.impl == ROWOPS_IMPL_CPU_FAST_PORTABLE;
-    const int col_major = c.impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2;
-    if (v->fast == 1 ? !row_major : !col_major) {
+    const rowops_kernel_info *picked = rowops_kernel_info_of(c.impl);
+    if (!picked || (int)picked->layout != v->fast ||
+        picked->device != ROWOPS_DEVICE_CPU) {
         snprintf(why, len, "%s not eligible: %s", v->name, c.reason);
         return 0;
     }

@@ -1,5 +1,6 @@
-/* The table of kernel variants the `kernel` path can time (--variants).
- * Adding a variant is adding a row in variants.c. */
+/* The kernel variants the `kernel` path can time (--variants): every
+ * kernel of kernels/kernel_table.def but the reference, and the Python
+ * kernels listed in variants.c. */
 #ifndef OPCOST_VARIANTS_H
 #define OPCOST_VARIANTS_H
 
@@ -10,13 +11,17 @@
 typedef void (*opcost_cpu_kernel)(const rowops_call *call, int64_t row_begin,
                                   int64_t row_end);
 
+/* A Python kernel that takes the fused op in any layout (contiguous copies
+ * from the kernel path). */
+#define OPCOST_VARIANT_FUSED_ANY 4
+
 typedef struct opcost_variant {
     const char *name; /* rowops_impl_name(impl), or "auto" */
     rowops_impl impl;
     opcost_cpu_kernel kernel; /* NULL for "auto" */
-    /* Which calls it can run: 0 any layout, 1 the fast path's row-major
-     * layout, 2 the column-major layout, 3 the CUDA fast path's (see
-     * kernels/eligibility.c), 4 the fused op in any layout. */
+    /* Which calls it can run: a rowops_kernel_layout (the eligibility
+     * function must pick a kernel of the same layout for the call), or
+     * OPCOST_VARIANT_FUSED_ANY: the fused op in any layout. */
     int fast;
     const char *what; /* one line for `opcost list` */
     int cuda;         /* a CUDA kernel (launched through the bridge) */

@@ -42,23 +42,6 @@ const char *rowops_op_name(rowops_op op)
     }
 }
 
-const char *rowops_impl_name(rowops_impl impl)
-{
-    switch (impl) {
-    case ROWOPS_IMPL_CPU_STRIDED: return "cpu_strided";
-    case ROWOPS_IMPL_CUDA_STRIDED: return "cuda_strided";
-    case ROWOPS_IMPL_REFERENCE: return "reference";
-    case ROWOPS_IMPL_CPU_FAST_AVX2: return "cpu_fast_avx2";
-    case ROWOPS_IMPL_CPU_FAST_PORTABLE: return "cpu_fast_portable";
-    case ROWOPS_IMPL_CUDA_FAST: return "cuda_fast";
-    case ROWOPS_IMPL_CPU_FAST_AVX2_NT: return "cpu_fast_avx2_nt";
-    case ROWOPS_IMPL_CPU_COLMAJOR_AVX2: return "cpu_colmajor_avx2";
-    case ROWOPS_IMPL_CPU_FAST_AVX512: return "cpu_fast_avx512";
-    case ROWOPS_IMPL_CPU_FAST_AVX512_NT: return "cpu_fast_avx512_nt";
-    default: return "unknown";
-    }
-}
-
 int64_t rowops_one_pass_limit(rowops_dtype dtype)
 {
     if (dtype == ROWOPS_F64 || dtype >= ROWOPS_DTYPE_COUNT)

@@ -42,20 +42,48 @@ typedef struct rowops_call {
     int cuda_arch;
 } rowops_call;
 
-/* The implementations the eligibility function can pick. */
+/* The implementations the eligibility function can pick: one line each in
+ * kernels/kernel_table.def, which also gives each its name, CPU entry,
+ * device, layout and CPU features (rowops_kernel_info). */
 typedef enum rowops_impl {
-    ROWOPS_IMPL_CPU_STRIDED = 0,
-    ROWOPS_IMPL_CUDA_STRIDED = 1,
-    ROWOPS_IMPL_REFERENCE = 2,
-    ROWOPS_IMPL_CPU_FAST_AVX2 = 3,
-    ROWOPS_IMPL_CPU_FAST_PORTABLE = 4,
-    ROWOPS_IMPL_CUDA_FAST = 5,
-    ROWOPS_IMPL_CPU_FAST_AVX2_NT = 6,
-    ROWOPS_IMPL_CPU_COLMAJOR_AVX2 = 7,
-    ROWOPS_IMPL_CPU_FAST_AVX512 = 8,
-    ROWOPS_IMPL_CPU_FAST_AVX512_NT = 9,
+#define ROWOPS_KERNEL(id, name, cpu_fn, device, layout, features, what)        \
+    ROWOPS_IMPL_##id,
+#include "kernel_table.def"
+#undef ROWOPS_KERNEL
     ROWOPS_IMPL_COUNT
 } rowops_impl;
+
+/* Which calls a kernel runs (the eligibility function admits them). */
+typedef enum rowops_kernel_layout {
+    ROWOPS_LAYOUT_ANY = 0,      /* any strides */
+    ROWOPS_LAYOUT_ROWS = 1,     /* the CPU fast path's row-major rows */
+    ROWOPS_LAYOUT_COLUMNS = 2,  /* column-major (transposed) rows */
+    ROWOPS_LAYOUT_CUDA_ROWS = 3 /* the CUDA fast path's rows */
+} rowops_kernel_layout;
+
+/* A CPU kernel's entry: rows [row_begin, row_end) of an admitted call. */
+typedef void (*rowops_cpu_kernel_fn)(const struct rowops_call *call,
+                                     int64_t row_begin, int64_t row_end);
+
+/* One line of kernels/kernel_table.def. */
+typedef struct rowops_kernel_info {
+    const char *name;
+    rowops_cpu_kernel_fn cpu; /* NULL: not a CPU kernel */
+    int device;               /* rowops_device, or -1: no kernel (reference) */
+    rowops_kernel_layout layout;
+    unsigned features; /* rowops_cpu_features() bits it needs */
+    const char *what;
+} rowops_kernel_info;
+
+/* The table's line of impl; NULL for ROWOPS_IMPL_COUNT or beyond. */
+const rowops_kernel_info *rowops_kernel_info_of(rowops_impl impl);
+
+/* Whether kernel impl may run call, as the tests and the bench's
+ * --variants run kernels the eligibility function did not pick: a kernel
+ * of any layout every call of its device; the others only a call the
+ * eligibility function sends to a kernel of the same layout and device,
+ * and only on a CPU with impl's features. */
+int rowops_kernel_can_run(rowops_impl impl, const rowops_call *call);
 
 typedef struct rowops_choice {
     rowops_impl impl;

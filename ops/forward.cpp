@@ -24,7 +24,7 @@ namespace rowops
 namespace
 {
 
-using cpu_kernel = void (*)(const rowops_call *, int64_t, int64_t);
+using cpu_kernel = rowops_cpu_kernel_fn;
 
 } // namespace
 
@@ -68,31 +68,14 @@ bool run_kernel(rowops_call &call, const at::Tensor &x)
     call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;
     const rowops_impl impl = rowops_choose_impl(&call);
     last_impl = impl;
-    switch (impl) {
-    case ROWOPS_IMPL_CPU_STRIDED:
-        run_cpu(call, impl, rowops_cpu_strided);
-        return true;
-    case ROWOPS_IMPL_CPU_FAST_AVX2:
-        run_cpu(call, impl, rowops_cpu_fast_avx2);
-        return true;
-    case ROWOPS_IMPL_CPU_FAST_PORTABLE:
-        run_cpu(call, impl, rowops_cpu_fast_portable);
-        return true;
-    case ROWOPS_IMPL_CPU_FAST_AVX2_NT:
-        run_cpu(call, impl, rowops_cpu_fast_avx2_nt);
-        return true;
-    case ROWOPS_IMPL_CPU_COLMAJOR_AVX2:
-        run_cpu(call, impl, rowops_cpu_colmajor_avx2);
-        return true;
-    case ROWOPS_IMPL_CPU_FAST_AVX512:
-        run_cpu(call, impl, rowops_cpu_fast_avx512);
-        return true;
-    case ROWOPS_IMPL_CPU_FAST_AVX512_NT:
-        run_cpu(call, impl, rowops_cpu_fast_avx512_nt);
-        return true;
-    case ROWOPS_IMPL_REFERENCE: return false;
-    default: run_cuda(call, impl, x); return true;
-    }
+    if (impl == ROWOPS_IMPL_REFERENCE)
+        return false;
+    const rowops_kernel_info *k = rowops_kernel_info_of(impl);
+    if (k->cpu)
+        run_cpu(call, impl, k->cpu);
+    else
+        run_cuda(call, impl, x);
+    return true;
 }
 
 } // namespace

@@ -526,62 +526,39 @@ static void on_fault(int sig)
 
 /* ---- kernels and comparison ---- */
 
-typedef void (*kernel_fn)(const rowops_call *, int64_t, int64_t);
+/* Every CPU kernel of the table (kernels/kernel_table.def). */
+static rowops_impl kernels[ROWOPS_IMPL_COUNT];
+static int kernel_count;
 
-enum {
-    K_STRIDED,
-    K_AVX2,
-    K_AVX2_NT,
-    K_AVX512,
-    K_AVX512_NT,
-    K_PORTABLE,
-    K_COLMAJOR,
-    K_COUNT
-};
-static const char *kernel_names[K_COUNT] = {
-    "cpu_strided",      "cpu_fast_avx2",      "cpu_fast_avx2_nt",
-    "cpu_fast_avx512",  "cpu_fast_avx512_nt", "cpu_fast_portable",
-    "cpu_colmajor_avx2"};
-static const kernel_fn kernel_fns[K_COUNT] = {
-    rowops_cpu_strided,        rowops_cpu_fast_avx2,
-    rowops_cpu_fast_avx2_nt,   rowops_cpu_fast_avx512,
-    rowops_cpu_fast_avx512_nt, rowops_cpu_fast_portable,
-    rowops_cpu_colmajor_avx2};
+static void list_kernels(void)
+{
+    for (int i = 0; i < ROWOPS_IMPL_COUNT; ++i)
+        if (rowops_kernel_info_of((rowops_impl)i)->cpu)
+            kernels[kernel_count++] = (rowops_impl)i;
+}
+
+static const char *kernel_name(int k)
+{
+    return rowops_impl_name(kernels[k]);
+}
 
 static int kernel_allowed(int k, const rowops_call *call)
 {
-    if (k == K_STRIDED)
-        return 1;
-    const rowops_impl impl = rowops_choose(call).impl;
-    const int avx2 = (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
-                     ROWOPS_CPU_FAST_FEATURES;
-    if (k == K_COLMAJOR)
-        return impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2 && avx2;
-    if (impl != ROWOPS_IMPL_CPU_FAST_AVX2 &&
-        impl != ROWOPS_IMPL_CPU_FAST_AVX2_NT &&
-        impl != ROWOPS_IMPL_CPU_FAST_AVX512 &&
-        impl != ROWOPS_IMPL_CPU_FAST_AVX512_NT &&
-        impl != ROWOPS_IMPL_CPU_FAST_PORTABLE)
-        return 0;
-    if (k == K_AVX2 || k == K_AVX2_NT)
-        return avx2;
-    if (k == K_AVX512 || k == K_AVX512_NT)
-        return (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
-               ROWOPS_CPU_FAST512_FEATURES;
-    return 1;
+    return rowops_kernel_can_run(kernels[k], call);
 }
 
 /* Whole range, or two disjoint ranges in reverse order (thread pool). */
 static void run_kernel(int k, const rowops_call *call, int split)
 {
+    const rowops_cpu_kernel_fn fn = rowops_kernel_info_of(kernels[k])->cpu;
     const int64_t rows = rowops_tensor_rows(&call->x);
     if (!split) {
-        kernel_fns[k](call, 0, rows);
+        fn(call, 0, rows);
         return;
     }
     const int64_t mid = rows / 2;
-    kernel_fns[k](call, mid, rows);
-    kernel_fns[k](call, 0, mid);
+    fn(call, mid, rows);
+    fn(call, 0, mid);
 }
 
 static double dtype_max(rowops_dtype dt)
@@ -647,7 +624,8 @@ static void results_free(results *r)
 
 /* ---- statistics ---- */
 
-static long long runs[K_COUNT], inplace_runs[K_COUNT], mismatches[K_COUNT];
+static long long runs[ROWOPS_IMPL_COUNT], inplace_runs[ROWOPS_IMPL_COUNT],
+    mismatches[ROWOPS_IMPL_COUNT];
 static long long guard_failures, reports, skipped_rows;
 
 static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -730,7 +708,7 @@ static int run_one(fcase *c, int k, uint64_t *s, uint64_t seed, int64_t index,
         return 0;
     const int split = (int)rng_below(s, 2);
     char what[64];
-    snprintf(what, sizeof what, "%s%s", kernel_names[k], split ? "/split" : "");
+    snprintf(what, sizeof what, "%s%s", kernel_name(k), split ? "/split" : "");
     describe_case(c, seed, index, what);
     gt_poison(&c->out);
     gt_poison(&c->rstd);
@@ -764,7 +742,7 @@ static int run_one(fcase *c, int k, uint64_t *s, uint64_t seed, int64_t index,
         call.residual = call.residual_out = r2.t;
     }
     if (kernel_allowed(k, &call)) {
-        snprintf(what, sizeof what, "%s%s/inplace", kernel_names[k],
+        snprintf(what, sizeof what, "%s%s/inplace", kernel_name(k),
                  split ? "/split" : "");
         describe_case(c, seed, index, what);
         gt_poison(&c->rstd);
@@ -833,7 +811,7 @@ static int run_case(uint64_t seed, int64_t index)
     results_alloc(&got, elems, c.B);
     rowops_reference_f64(&call, ref.out, ref.h, ref.rstd);
     int fail = 0;
-    for (int k = 0; k < K_COUNT; ++k)
+    for (int k = 0; k < kernel_count; ++k)
         fail |= run_one(&c, k, &s, seed, index, &ref, &got);
     results_free(&ref);
     results_free(&got);
@@ -882,6 +860,7 @@ int main(int argc, char **argv)
     if (seconds > 0 && !cases_given)
         cases = -1;
     page_size = (size_t)sysconf(_SC_PAGESIZE);
+    list_kernels();
     signal(SIGSEGV, on_fault);
     signal(SIGBUS, on_fault);
 
@@ -901,10 +880,10 @@ int main(int argc, char **argv)
     const double dt = now_s() - t0;
     long long total = 0;
     printf("fuzz_kernels: seed %llu, %lld cases in %.1f s\n", seed, done, dt);
-    for (int k = 0; k < K_COUNT; ++k) {
+    for (int k = 0; k < kernel_count; ++k) {
         total += runs[k] + inplace_runs[k];
         printf("  %-18s %8lld runs, %7lld in place, %lld failing\n",
-               kernel_names[k], runs[k], inplace_runs[k], mismatches[k]);
+               kernel_name(k), runs[k], inplace_runs[k], mismatches[k]);
     }
     printf("  kernel runs per case: %.2f\n",
            done ? (double)total / (double)done : 0.0);

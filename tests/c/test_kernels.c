@@ -11,68 +11,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef void (*kernel_fn)(const rowops_call *call);
-
-static void run_strided_whole(const rowops_call *c)
+/* Every CPU kernel of the table (kernels/kernel_table.def) but the
+ * column-major one (tests/c/test_colmajor.c), each over the whole range
+ * and over two disjoint ranges in reverse order, as a thread pool would
+ * split them. */
+static void run_kernel(rowops_impl impl, int split, const rowops_call *c)
 {
-    rowops_cpu_strided(c, 0, rowops_tensor_rows(&c->x));
-}
-
-/* Two disjoint row ranges, as a thread pool would split them. */
-static void run_strided_split(const rowops_call *c)
-{
+    const rowops_cpu_kernel_fn fn = rowops_kernel_info_of(impl)->cpu;
     const int64_t rows = rowops_tensor_rows(&c->x);
-    rowops_cpu_strided(c, rows / 2, rows);
-    rowops_cpu_strided(c, 0, rows / 2);
+    if (!split) {
+        fn(c, 0, rows);
+        return;
+    }
+    fn(c, rows / 2, rows);
+    fn(c, 0, rows / 2);
 }
 
-static void run_fast_avx2(const rowops_call *c)
+static int row_kernel(rowops_impl impl)
 {
-    rowops_cpu_fast_avx2(c, 0, rowops_tensor_rows(&c->x));
+    const rowops_kernel_info *k = rowops_kernel_info_of(impl);
+    return k->cpu && k->layout != ROWOPS_LAYOUT_COLUMNS;
 }
-
-/* Streaming stores, split as a thread pool would. */
-static void run_fast_avx2_nt(const rowops_call *c)
-{
-    const int64_t rows = rowops_tensor_rows(&c->x);
-    rowops_cpu_fast_avx2_nt(c, rows / 2, rows);
-    rowops_cpu_fast_avx2_nt(c, 0, rows / 2);
-}
-
-static void run_fast_avx512(const rowops_call *c)
-{
-    rowops_cpu_fast_avx512(c, 0, rowops_tensor_rows(&c->x));
-}
-
-static void run_fast_avx512_nt(const rowops_call *c)
-{
-    const int64_t rows = rowops_tensor_rows(&c->x);
-    rowops_cpu_fast_avx512_nt(c, rows / 2, rows);
-    rowops_cpu_fast_avx512_nt(c, 0, rows / 2);
-}
-
-static void run_fast_portable(const rowops_call *c)
-{
-    const int64_t rows = rowops_tensor_rows(&c->x);
-    rowops_cpu_fast_portable(c, rows / 2, rows);
-    rowops_cpu_fast_portable(c, 0, rows / 2);
-}
-
-/* fast: runs only on calls the eligibility function sends to a fast path
- * (and, for AVX2, only where the CPU has the features). */
-static const struct {
-    const char *name;
-    kernel_fn run;
-    int fast;
-} kernels[] = {
-    {"cpu_strided", run_strided_whole, 0},
-    {"cpu_strided/split", run_strided_split, 0},
-    {"cpu_fast_avx2", run_fast_avx2, 1},
-    {"cpu_fast_avx2_nt/split", run_fast_avx2_nt, 1},
-    {"cpu_fast_avx512", run_fast_avx512, 1},
-    {"cpu_fast_avx512_nt/split", run_fast_avx512_nt, 1},
-    {"cpu_fast_portable/split", run_fast_portable, 1},
-};
 
 static int fast_runs = 0;
 
@@ -92,37 +51,25 @@ static double element(const rowops_tensor *t, int64_t row, int64_t i)
     return rowops_load_d(t->data, off, t->dtype);
 }
 
-static void check_one(size_t k, rowops_op op, rowops_dtype dt, rowops_dtype wdt,
-                      c_layout layout, int64_t B, int64_t N, int inplace)
+static void check_one(rowops_impl impl, int split, rowops_op op,
+                      rowops_dtype dt, rowops_dtype wdt, c_layout layout,
+                      int64_t B, int64_t N, int inplace)
 {
     c_sample s;
     c_sample_make(&s, op, dt, wdt, layout, B, N, inplace,
                   (unsigned)(B * 131 + N * 7 + layout));
     const rowops_call *c = &s.call;
-    const char *kname = kernels[k].name;
-    if (kernels[k].fast) {
-        const rowops_impl impl = rowops_choose(c).impl;
-        const int avx2_ok =
-            (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
-            ROWOPS_CPU_FAST_FEATURES;
-        const int avx2_kernel = kernels[k].run == run_fast_avx2 ||
-                                kernels[k].run == run_fast_avx2_nt;
-        const int avx512_kernel = kernels[k].run == run_fast_avx512 ||
-                                  kernels[k].run == run_fast_avx512_nt;
-        const int avx512_ok =
-            (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
-            ROWOPS_CPU_FAST512_FEATURES;
-        if ((impl != ROWOPS_IMPL_CPU_FAST_AVX2 &&
-             impl != ROWOPS_IMPL_CPU_FAST_AVX2_NT &&
-             impl != ROWOPS_IMPL_CPU_FAST_AVX512 &&
-             impl != ROWOPS_IMPL_CPU_FAST_AVX512_NT &&
-             impl != ROWOPS_IMPL_CPU_FAST_PORTABLE) ||
-            (avx2_kernel && !avx2_ok) || (avx512_kernel && !avx512_ok)) {
-            c_sample_free(&s);
-            return;
-        }
-        ++fast_runs;
+    char kname[64];
+    snprintf(kname, sizeof kname, "%s%s", rowops_impl_name(impl),
+             split ? "/split" : "");
+    /* a fast kernel runs only on calls the eligibility function sends to
+     * the fast path, and only where the CPU has its features */
+    if (!rowops_kernel_can_run(impl, c)) {
+        c_sample_free(&s);
+        return;
     }
+    if (rowops_kernel_info_of(impl)->layout != ROWOPS_LAYOUT_ANY)
+        ++fast_runs;
     char err[256];
     C_EXPECT(rowops_check_call(c, err, sizeof err) == 0, "invalid sample: %s",
              err);
@@ -131,7 +78,7 @@ static void check_one(size_t k, rowops_op op, rowops_dtype dt, rowops_dtype wdt,
     double *ref_h = calloc((size_t)(rows * N + 1), sizeof(double));
     double *ref_rstd = calloc((size_t)(rows + 1), sizeof(double));
     rowops_reference_f64(c, ref_out, ref_h, ref_rstd);
-    kernels[k].run(c);
+    run_kernel(impl, split, c);
     int bad = 0;
     for (int64_t r = 0; r < rows; ++r) {
         const double rs =
@@ -372,24 +319,26 @@ int main(void)
                                         {7, 33},   {1, 65536}, {6, 255}};
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
                                    ROWOPS_F64};
-    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k)
-        for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
-            for (size_t d = 0; d < 4; ++d)
-                for (int wf32 = 0; wf32 < 2; ++wf32) {
-                    if (op == ROWOPS_OP_RMS_NORM_ROWS && wf32)
-                        continue;
-                    const rowops_dtype wdt = wf32 ? ROWOPS_F32 : dtypes[d];
-                    for (int l = 0; l < C_LAYOUT_COUNT; ++l)
-                        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0];
-                             ++s)
-                            for (int inplace = 0;
-                                 inplace <=
-                                 (op == ROWOPS_OP_FUSED_ADD_RMS_NORM);
-                                 ++inplace)
-                                check_one(k, (rowops_op)op, dtypes[d], wdt,
-                                          (c_layout)l, shapes[s][0],
-                                          shapes[s][1], inplace);
-                }
+    for (int impl = 0; impl < ROWOPS_IMPL_COUNT; ++impl)
+        for (int split = 0; split < 2 && row_kernel((rowops_impl)impl); ++split)
+            for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
+                for (size_t d = 0; d < 4; ++d)
+                    for (int wf32 = 0; wf32 < 2; ++wf32) {
+                        if (op == ROWOPS_OP_RMS_NORM_ROWS && wf32)
+                            continue;
+                        const rowops_dtype wdt = wf32 ? ROWOPS_F32 : dtypes[d];
+                        for (int l = 0; l < C_LAYOUT_COUNT; ++l)
+                            for (size_t sh = 0;
+                                 sh < sizeof shapes / sizeof shapes[0]; ++sh)
+                                for (int inplace = 0;
+                                     inplace <=
+                                     (op == ROWOPS_OP_FUSED_ADD_RMS_NORM);
+                                     ++inplace)
+                                    check_one((rowops_impl)impl, split,
+                                              (rowops_op)op, dtypes[d], wdt,
+                                              (c_layout)l, shapes[sh][0],
+                                              shapes[sh][1], inplace);
+                    }
     check_special_values();
     check_bf16_nonfinite();
     check_streamed_same_page_offsets();
