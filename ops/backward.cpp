@@ -4,6 +4,7 @@
 #include "backward.h"
 #include "descriptor.h"
 #include "forward.h"
+#include "introspection.h"
 #include "outputs.h"
 #include "reference.h"
 #include "validate.h"
@@ -137,11 +138,6 @@ TORCH_LIBRARY_IMPL(rowops, CompositeExplicitAutograd, m)
 {
     m.impl("rms_norm_rows_backward", &rms_norm_rows_backward);
     m.impl("fused_add_rms_norm_backward", &fused_add_rms_norm_backward);
-}
-
-TORCH_LIBRARY_FRAGMENT(rowops, m)
-{
-    m.def("_last_backward_dispatch() -> str", &last_backward_dispatch);
 }
 
 } // namespace rowops

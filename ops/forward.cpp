@@ -2,6 +2,7 @@
 #include "backward.h"
 #include "block_cache.h"
 #include "descriptor.h"
+#include "introspection.h"
 #include "outputs.h"
 #include "reference.h"
 #include "validate.h"
@@ -224,17 +225,6 @@ TORCH_LIBRARY_IMPL(rowops, CompositeExplicitAutograd, m)
     m.impl("fused_add_rms_norm", &fused_add_rms_norm);
     m.impl("fused_add_rms_norm_", &fused_add_rms_norm_);
     m.impl("_explain_dispatch", &explain_dispatch);
-}
-
-TORCH_LIBRARY_FRAGMENT(rowops, m)
-{
-    m.def("_last_dispatch() -> str", &last_dispatch);
-    m.def("_force_cpu_features(int mask) -> int", &force_cpu_features);
-    // The large-output block cache (block_cache.h): release it, read it.
-    m.def("_empty_cpu_cache() -> int", &block_cache_release);
-    m.def("_cpu_cache_held() -> int", &block_cache_held);
-    m.def("_parse_cpu_cache_mb(str value) -> int", &parse_cache_mb_checked);
-    m.def("_kernel_output(Tensor like) -> Tensor", &kernel_output);
 }
 
 } // namespace rowops

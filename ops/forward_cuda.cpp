@@ -5,6 +5,7 @@
 #include "backward.h"
 #include "descriptor.h"
 #include "forward.h"
+#include "introspection.h"
 
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
@@ -87,11 +88,6 @@ TORCH_LIBRARY_IMPL(rowops, CUDA, m)
     m.impl("rms_norm_rows", &rms_norm_rows);
     m.impl("fused_add_rms_norm", &fused_add_rms_norm);
     m.impl("fused_add_rms_norm_", &fused_add_rms_norm_);
-}
-
-TORCH_LIBRARY_FRAGMENT(rowops, m)
-{
-    m.def("_cuda_leave_pending_error() -> ()", &cuda_leave_pending_error);
 }
 
 } // namespace rowops

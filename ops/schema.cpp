@@ -1,6 +1,13 @@
-// The rowops operator schemas: the stable interface. Names, argument types,
-// defaults and the mutation/aliasing annotations below are public; change
-// them only by adding.
+// Every rowops operator schema, in this one file: the stable interface.
+// Names, argument types, defaults and the mutation/aliasing annotations
+// below are public; change them only by adding. Other files register
+// implementations only (TORCH_LIBRARY_IMPL); the private underscore ops,
+// which have one implementation for every backend, are defined with it
+// here.
+#include "block_cache.h"
+#include "introspection.h"
+#include "outputs.h"
+
 #include <torch/library.h>
 
 TORCH_LIBRARY(rowops, m)
@@ -30,4 +37,18 @@ TORCH_LIBRARY(rowops, m)
     // Introspection: which implementation a call would use, and why.
     m.def("_explain_dispatch(str op, Tensor x, Tensor? residual=None, "
           "Tensor? weight=None, float eps=1e-6) -> str");
+    // Private: introspection for the tests, the block cache, test hooks.
+    m.def("_last_dispatch() -> str", &rowops::last_dispatch);
+    m.def("_last_backward_dispatch() -> str", &rowops::last_backward_dispatch);
+    m.def("_force_cpu_features(int mask) -> int", &rowops::force_cpu_features);
+    // The large-output block cache (block_cache.h): release it, read it.
+    m.def("_empty_cpu_cache() -> int", &rowops::block_cache_release);
+    m.def("_cpu_cache_held() -> int", &rowops::block_cache_held);
+    m.def("_parse_cpu_cache_mb(str value) -> int",
+          &rowops::parse_cache_mb_checked);
+    m.def("_kernel_output(Tensor like) -> Tensor", &rowops::kernel_output);
+#ifdef ROWOPS_HAVE_CUDA
+    m.def("_cuda_leave_pending_error() -> ()",
+          &rowops::cuda_leave_pending_error);
+#endif
 }
