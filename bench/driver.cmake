@@ -7,16 +7,16 @@ if(ROWOPS_WITH_TORCH)
   find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Embed)
   file(GLOB OPCOST_PATH_SOURCES CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/bench/paths/*.c)
-  # the plot command: plot.c and its helpers (plot_*.c)
-  file(GLOB OPCOST_PLOT_SOURCES CONFIGURE_DEPENDS
-    ${CMAKE_SOURCE_DIR}/bench/plot_*.c)
+  # the command line (cli/), the measurement that needs the bridge
+  # (measure/), the paths and their variants (paths/)
   add_library(opcost_bench STATIC
-    bench/config.c bench/run.c bench/journal.c bench/report.c bench/timing.c
-    bench/record_function_tracer.c bench/attribution_pass.c bench/hostinfo.c bench/workload.c bench/verify.c
-    bench/variants.c bench/python_embed.c bench/plot.c bench/compare.c
-    bench/significance.c bench/targets.c ${OPCOST_PLOT_SOURCES}
+    bench/cli/config.c bench/cli/run.c bench/cli/report.c
+    bench/measure/journal.c bench/measure/timing.c
+    bench/measure/record_function_tracer.c bench/measure/attribution_pass.c
+    bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
     ${OPCOST_PATH_SOURCES})
-  target_include_directories(opcost_bench PUBLIC bench bench/paths ops)
+  target_include_directories(opcost_bench PUBLIC bench/cli bench/measure
+    bench/paths ops)
   # The add calibration's bare loops must vectorize as a compiler would at
   # -O3 (gcc's -O2 cost model leaves the bfloat16 loop scalar).
   set_source_files_properties(bench/paths/add_kernel.c PROPERTIES
@@ -29,7 +29,7 @@ if(ROWOPS_WITH_TORCH)
   target_link_libraries(opcost_bench PUBLIC opcost_measure opcost_shapes
     opcost_tracers rowops_testref rowops_kernels rowops_torch Python3::Python)
 
-  add_executable(opcost bench/main.c)
+  add_executable(opcost bench/cli/main.c)
   target_compile_options(opcost PRIVATE ${OPCOST_WARNINGS})
   target_link_libraries(opcost PRIVATE opcost_bench)
 
@@ -113,4 +113,18 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_bad_option COMMAND opcost run --threads 0)
   set_tests_properties(opcost_bad_option PROPERTIES
     PASS_REGULAR_EXPRESSION "--threads: must be an integer in 1..1024, got '0'")
+endif()
+
+if(NOT ROWOPS_WITH_TORCH)
+  # Without libtorch: an opcost of the analysis commands (check, compare,
+  # plot, targets, shapes); run and list say what they need.
+  add_executable(opcost bench/cli/main.c)
+  target_compile_definitions(opcost PRIVATE OPCOST_NO_TORCH=1
+    OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  target_compile_options(opcost PRIVATE ${OPCOST_WARNINGS})
+  target_link_libraries(opcost PRIVATE opcost_analysis opcost_shapes)
+  # the committed runs of every schema version check and compare here
+  add_test(NAME opcost_analysis_without_torch
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/analysis_without_torch.sh
+      $<TARGET_FILE:opcost> ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 endif()

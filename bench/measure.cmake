@@ -3,17 +3,30 @@
 # ceiling. Included from the top-level CMakeLists.txt after enable_testing().
 find_package(Threads REQUIRED)
 
+# bench/analysis/: what reads results (the CSV schema, statistics,
+# compare, significance, targets, plots, check); no torch.
+file(GLOB OPCOST_ANALYSIS_SOURCES CONFIGURE_DEPENDS
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/*.c)
+add_library(opcost_analysis STATIC ${OPCOST_ANALYSIS_SOURCES})
+target_include_directories(opcost_analysis PUBLIC
+  ${CMAKE_CURRENT_LIST_DIR}/analysis)
+target_compile_definitions(opcost_analysis PRIVATE
+  OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+target_compile_options(opcost_analysis PRIVATE ${OPCOST_WARNINGS})
+target_link_libraries(opcost_analysis PUBLIC opcost_shapes m rowops_kernels)
+
+# bench/measure/: the torch-free core of measurement (clock, ceilings,
+# attribution); the rest of measure/ needs the bridge (driver.cmake).
 add_library(opcost_measure STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/timer.c
-  ${CMAKE_CURRENT_LIST_DIR}/stats.c
-  ${CMAKE_CURRENT_LIST_DIR}/results_csv.c
-  ${CMAKE_CURRENT_LIST_DIR}/outpath.c
-  ${CMAKE_CURRENT_LIST_DIR}/ceiling.c
-  ${CMAKE_CURRENT_LIST_DIR}/attribution.c
-  ${CMAKE_CURRENT_LIST_DIR}/scope_kind.c)
-target_include_directories(opcost_measure PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  ${CMAKE_CURRENT_LIST_DIR}/measure/timer.c
+  ${CMAKE_CURRENT_LIST_DIR}/measure/ceiling.c
+  ${CMAKE_CURRENT_LIST_DIR}/measure/attribution.c
+  ${CMAKE_CURRENT_LIST_DIR}/measure/scope_kind.c)
+target_include_directories(opcost_measure PUBLIC
+  ${CMAKE_CURRENT_LIST_DIR}/measure)
 target_compile_options(opcost_measure PRIVATE ${OPCOST_WARNINGS})
-target_link_libraries(opcost_measure PUBLIC m Threads::Threads rowops_kernels)
+target_link_libraries(opcost_measure PUBLIC opcost_analysis m Threads::Threads
+  rowops_kernels)
 
 # The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
 # and scratch directory (c_tempdir.c, for test_csv).

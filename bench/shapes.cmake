@@ -3,11 +3,11 @@
 # their tests. Included by the top-level CMakeLists.txt after
 # enable_testing().
 add_library(opcost_shapes STATIC
-  bench/errorf.c
-  bench/shape_file.c
-  bench/trace.c
-  bench/derive.c)
-target_include_directories(opcost_shapes PUBLIC bench)
+  bench/shapes/errorf.c
+  bench/shapes/shape_file.c
+  bench/shapes/trace.c
+  bench/shapes/derive.c)
+target_include_directories(opcost_shapes PUBLIC bench/shapes)
 # shape-set names resolve in the source tree's shapes/ (shape_file.c)
 target_compile_definitions(opcost_shapes PRIVATE
   OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

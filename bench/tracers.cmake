@@ -10,10 +10,11 @@ option(OPCOST_WITH_NVTX "Emit NVTX ranges where the NVTX3 headers exist" ON)
 find_package(CUDAToolkit QUIET)
 
 add_library(opcost_tracers STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/cupti_tracer.c
-  ${CMAKE_CURRENT_LIST_DIR}/nvtx_ranges.c
-  ${CMAKE_CURRENT_LIST_DIR}/nvml_clock.c)
-target_include_directories(opcost_tracers PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+  ${CMAKE_CURRENT_LIST_DIR}/tracers/cupti_tracer.c
+  ${CMAKE_CURRENT_LIST_DIR}/tracers/nvtx_ranges.c
+  ${CMAKE_CURRENT_LIST_DIR}/tracers/nvml_clock.c)
+target_include_directories(opcost_tracers PUBLIC
+  ${CMAKE_CURRENT_LIST_DIR}/tracers)
 target_compile_options(opcost_tracers PRIVATE ${OPCOST_WARNINGS})
 target_link_libraries(opcost_tracers PUBLIC opcost_measure Threads::Threads
   ${CMAKE_DL_LIBS})

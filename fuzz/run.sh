@@ -21,20 +21,19 @@ esac
 mkdir -p "$build"
 # shape_file.c names ops and dtypes through kernels/ (rowops_op_name in
 # eligibility.c, rowops_dtype_name in rowops_tensor.c, which need
-# cpu_features.c and cpu_cache.c); results_csv.c needs attribution.c (the
-# names of the attribution sources), libc and libm.
-common=(bench/errorf.c kernels/rowops_tensor.c kernels/eligibility.c
+# cpu_features.c and cpu_cache.c); results_csv.c needs libc and libm.
+common=(bench/shapes/errorf.c kernels/rowops_tensor.c kernels/eligibility.c
     kernels/cpu_features.c kernels/cpu_cache.c)
 # shellcheck disable=SC2054 # the commas belong to -fsanitize=
 flags=(-std=c11 -Wall -Wextra -Werror -g -O1
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-    -Ibench -Ikernels)
+    -Ibench/shapes -Ibench/analysis -Ibench/measure -Ikernels)
 
 cd "$root"
 "$cc" "${flags[@]}" -o "$build/fuzz_shape_file" fuzz/fuzz_shape_file.c \
-    bench/shape_file.c "${common[@]}" -lm
+    bench/shapes/shape_file.c "${common[@]}" -lm
 "$cc" "${flags[@]}" -o "$build/fuzz_results_csv" fuzz/fuzz_results_csv.c \
-    bench/results_csv.c bench/attribution.c -lm
+    bench/analysis/results_csv.c -lm
 
 status=0
 for target in shape_file results_csv; do

@@ -247,32 +247,23 @@ static void fast_constant(const char *name, kernel_fn kernel, rowops_dtype dt,
     free(w);
 }
 
+/* Every row-major fast kernel of the table (kernels/kernel_table.def). */
 static void fast_kernels(void)
 {
     const unsigned f = rowops_cpu_features();
-    const struct {
-        const char *name;
-        kernel_fn fn;
-        unsigned needs;
-    } k[] = {
-        {"cpu_fast_portable", rowops_cpu_fast_portable, 0},
-        {"cpu_fast_avx2", rowops_cpu_fast_avx2, ROWOPS_CPU_FAST_FEATURES},
-        {"cpu_fast_avx2_nt", rowops_cpu_fast_avx2_nt, ROWOPS_CPU_FAST_FEATURES},
-        {"cpu_fast_avx512", rowops_cpu_fast_avx512,
-         ROWOPS_CPU_FAST512_FEATURES},
-        {"cpu_fast_avx512_nt", rowops_cpu_fast_avx512_nt,
-         ROWOPS_CPU_FAST512_FEATURES},
-    };
     const rowops_dtype dts[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16};
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
-        if ((f & k[i].needs) != k[i].needs) {
-            printf("SKIP %s: the CPU lacks its features\n", k[i].name);
+    for (int i = 0; i < ROWOPS_IMPL_COUNT; ++i) {
+        const rowops_kernel_info *k = rowops_kernel_info_of((rowops_impl)i);
+        if (!k->cpu || k->layout != ROWOPS_LAYOUT_ROWS)
+            continue;
+        if ((f & k->features) != k->features) {
+            printf("SKIP %s: the CPU lacks its features\n", k->name);
             continue;
         }
         for (size_t d = 0; d < 3; ++d) {
             const int64_t n = rowops_one_pass_limit(dts[d]);
-            fast_constant(k[i].name, k[i].fn, dts[d], 3, n);
-            random_rows(k[i].name, k[i].fn, dts[d], 3, n);
+            fast_constant(k->name, k->cpu, dts[d], 3, n);
+            random_rows(k->name, k->cpu, dts[d], 3, n);
         }
     }
 }

@@ -1,9 +1,9 @@
 /* Attribution: the differential split (parts add up to the median, none
- * negative, each clamped as bench/attribution.h states), and the measured
- * split over hand-built record arrays: nested host ranges, out-of-order
- * records, a graph launch, two streams overlapping, records straddling a
- * window, dropped records, a call with no records; and the kinds the
- * RecordFunction source gives scopes by name. */
+ * negative, each clamped as bench/measure/attribution.h states), and the
+ * measured split over hand-built record arrays: nested host ranges,
+ * out-of-order records, a graph launch, two streams overlapping, records
+ * straddling a window, dropped records, a call with no records; and the kinds
+ * the RecordFunction source gives scopes by name. */
 #include "attribution.h"
 #include "c_samples.h"
 #include "scope_kind.h"

@@ -1,4 +1,4 @@
-/* The CUPTI buffer walk (bench/cupti_tracer.c) over buffers built here
+/* The CUPTI buffer walk (bench/tracers/cupti_tracer.c) over buffers built here
  * from this CUDA version's record structs, walked by CUPTI's own
  * cuptiActivityGetNextRecord (no driver needed): kinds, names, times
  * moved onto the timing loop's clock, correlation -> call across

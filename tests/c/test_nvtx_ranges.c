@@ -1,4 +1,4 @@
-/* bench/nvtx_ranges.c through NVTX's own tool interface: with
+/* bench/tracers/nvtx_ranges.c through NVTX's own tool interface: with
  * NVTX_INJECTION64_PATH naming tests/c/nvtx_inject.c's library (ctest
  * sets it), the ranges of a small run reach the tool in the opcost
  * domain, levels as named categories, registered strings resolved to

@@ -32,6 +32,9 @@ expect 2 "negative.csv:2: column 'B'" -- "$opcost" run --shapes "$dir/negative.c
 expect 2 "unknown option '--frobnicate'" -- "$opcost" run --frobnicate
 expect 2 "--dtype: each must be" -- "$opcost" run --dtype int8
 expect 2 "--replicates: must be an integer in 0..64, got '65'" -- "$opcost" run --replicates 65
+# the unknown-name errors list every name, the last one too
+expect 2 "unknown path 'nosuch' \\(known: kernel, .*, distributed\\)$" -- "$opcost" run --paths nosuch
+expect 2 "unknown variant 'nosuch' \\(known: auto, all, cpu_strided, .*, triton\\)$" -- "$opcost" run --variants nosuch
 mkdir -p "$dir/ro" && chmod 500 "$dir/ro"
 if [[ $(id -u) -ne 0 ]]; then # root writes anywhere
     expect 2 "not writable" -- "$opcost" run --out "$dir/ro/x.csv"

@@ -5,7 +5,7 @@
 # Usage: cli_help.sh OPCOST SOURCE_DIR
 set -u
 opcost="$1"
-main="$2/bench/main.c"
+main="$2/bench/cli/main.c"
 fail=0
 cmds=$(grep -oE '!strcmp\(cmd, "[a-z]+"\)' "$main" | grep -oE '"[a-z]+"' | tr -d '"' | sort -u)
 [[ -n $cmds ]] || { echo "FAIL: no subcommands found in $main"; exit 1; }

@@ -7,7 +7,6 @@
  * statistics recomputed from the sidecar match; integers exactly. */
 #define _POSIX_C_SOURCE 200809L
 #include "results_csv.h"
-#include "attribution.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+const char *opcost_attribution_source_name(opcost_attribution_source s)
+{
+    static const char *const names[] = {"differential", "record_function",
+                                        "cupti"};
+    return (unsigned)s < OPCOST_ATTRIBUTION_SOURCE_COUNT ? names[s] : "?";
+}
 
 typedef enum col_type { T_TEXT, T_INT, T_NUM, T_STATUS, T_CACHE } col_type;
 

@@ -39,7 +39,7 @@ typedef struct opcost_set {
 
 /* The double-precision reference of the rows verification checks (every
  * step-th row of one set), computed once per point and shared by every
- * path's verification (bench/verify.c). */
+ * path's verification (bench/measure/verify.c). */
 typedef struct opcost_expected {
     int set;                /* -1: not computed */
     double eps;             /* the eps it was computed with */
@@ -67,7 +67,7 @@ typedef struct opcost_workload {
 /* The most sets a point rotates through. */
 #define OPCOST_MAX_SETS 65536
 /* A cold rotation spans this many last-level caches: what each array of
- * the DRAM ceiling spans (bench/ceiling.h). */
+ * the DRAM ceiling spans (bench/measure/ceiling.h). */
 #define OPCOST_COLD_SPAN_LLC 4
 
 /* Allocates and fills (random non-zero values from seed) enough sets that

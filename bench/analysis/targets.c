@@ -20,7 +20,7 @@
  *              torch-add-python minus add-kernel) */
 #include "targets.h"
 
-#include "ceiling.h"
+#include "cpu_cache.h"
 #include "results_csv.h"
 #include "stats.h"
 
@@ -297,7 +297,7 @@ int opcost_targets_main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *dist = "llama-3.1-8b-conv";
-    double llc = (double)opcost_llc_bytes(NULL, 0);
+    double llc = (double)rowops_cpu_llc_bytes(NULL, 0);
     optind = 1;
     for (int c; (c = getopt_long(argc, argv, "", longopts, NULL)) != -1;) {
         if (c == 'd') {

@@ -146,16 +146,25 @@ static int each_item(const char *list, const char *opt, char *err, size_t len,
     return 0;
 }
 
+#define OPCOST_STR2(x) #x
+#define OPCOST_STR(x) OPCOST_STR2(x)
+
+/* Appends ", name" (or name first) to a list, never past its end. */
+static void append_name(char *list, size_t cap, const char *name)
+{
+    const size_t used = strlen(list);
+    if (used < cap)
+        snprintf(list + used, cap - used, "%s%s", used ? ", " : "", name);
+}
+
 static int add_path(void *ctx, const char *item, char *err, size_t len)
 {
     opcost_config *c = ctx;
     const opcost_path *p = opcost_path_find(item);
     if (!p) {
-        char known[256] = "";
-        for (size_t i = 0; i < opcost_path_count(); ++i) {
-            strcat(known, i ? ", " : "");
-            strcat(known, opcost_path_at(i)->name);
-        }
+        char known[1024] = "";
+        for (size_t i = 0; i < opcost_path_count(); ++i)
+            append_name(known, sizeof known, opcost_path_at(i)->name);
         snprintf(err, len, "--paths: unknown path '%s' (known: %s)", item,
                  known);
         return -1;
@@ -163,6 +172,11 @@ static int add_path(void *ctx, const char *item, char *err, size_t len)
     for (int i = 0; i < c->npaths; ++i)
         if (c->paths[i] == p)
             return bad(err, len, "paths", "lists a path twice", item);
+    if (c->npaths >= OPCOST_MAX_SELECTED)
+        return bad(err, len, "paths",
+                   "names more paths than a run holds (" OPCOST_STR(
+                       OPCOST_MAX_SELECTED) ")",
+                   item);
     c->paths[c->npaths++] = p;
     return 0;
 }
@@ -179,11 +193,9 @@ static int add_variant(void *ctx, const char *item, char *err, size_t len)
     }
     const opcost_variant *v = opcost_variant_find(item);
     if (!v) {
-        char known[256] = "auto, all";
-        for (size_t i = 0; i < opcost_variant_count(); ++i) {
-            strcat(known, ", ");
-            strcat(known, opcost_variant_at(i)->name);
-        }
+        char known[1024] = "auto, all";
+        for (size_t i = 0; i < opcost_variant_count(); ++i)
+            append_name(known, sizeof known, opcost_variant_at(i)->name);
         snprintf(err, len, "--variants: unknown variant '%s' (known: %s)", item,
                  known);
         return -1;

@@ -316,7 +316,7 @@ static int verify_path(opcost_path_run *r, char *why, size_t len,
     return rc;
 }
 
-/* The ceiling a row's traffic is bounded by (bench/ceiling.h): its op's
+/* The ceiling a row's traffic is bounded by (bench/measure/ceiling.h): its op's
  * mix at the level its working set (the bytes one call touches) falls
  * into, DRAM when cold; on a GPU the device-to-device copy. Sets
  * ceiling_gbps, ceiling_kind, working_set_bytes and frac_of_peak. */

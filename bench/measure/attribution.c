@@ -4,13 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *opcost_attribution_source_name(opcost_attribution_source s)
-{
-    static const char *const names[] = {"differential", "record_function",
-                                        "cupti"};
-    return (unsigned)s < OPCOST_ATTRIBUTION_SOURCE_COUNT ? names[s] : "?";
-}
-
 static double nz(double v)
 {
     return isnan(v) ? 0 : v;

@@ -279,7 +279,7 @@ static void describe(FILE *f, const derivation *d)
     const opcost_sched_params *p = &d->params;
     fprintf(f,
             "# Scheduler (continuous batching, chunked prefill; "
-            "bench/derive.h):\n"
+            "bench/shapes/derive.h):\n"
             "#   requests arrive at their trace timestamps; a forward step "
             "takes at most\n"
             "#   %lld tokens, and at most %lld requests run at once. A step "
@@ -507,7 +507,7 @@ static const char usage_text[] =
 static const char derive_help[] =
     "usage: " PROG " derive TRACE.csv [options]\n"
     "Simulates a continuous-batching server (the model is in "
-    "bench/derive.h)\n"
+    "bench/shapes/derive.h)\n"
     "over TRACE.csv (header TIMESTAMP,ContextTokens,GeneratedTokens) and "
     "prints\n"
     "the binned histogram of rows per call (tokens per forward step) as CSV\n"

@@ -2,9 +2,9 @@
  * median split into parts that add up to it exactly.
  *
  * Measured (opcost_attribute_events): in an attribution pass separate from
- * the timing run, a tracer records each call's intervals (bench/events.h);
- * every instant of a call's host window gets exactly one label, so no part
- * holds another's time:
+ * the timing run, a tracer records each call's intervals
+ * (bench/measure/events.h); every instant of a call's host window gets exactly
+ * one label, so no part holds another's time:
  *   1. a device record is running (GPU): ours -> kernel_us, a conversion
  *      (memcpy, memset) -> conversion_us, any other -> other_kernel_us, in
  *      that order of precedence when streams overlap;
@@ -30,6 +30,7 @@
 #define OPCOST_ATTRIBUTION_H
 
 #include "events.h"
+#include "results_csv.h" /* opcost_attribution_source */
 
 #include <stddef.h>
 
@@ -37,16 +38,6 @@ typedef struct opcost_parts {
     double kernel_us, other_kernel_us, conversion_us, launch_us, dispatch_us,
         idle_us;
 } opcost_parts;
-
-/* Where a row's parts come from (the attribution_source column). */
-typedef enum opcost_attribution_source {
-    OPCOST_ATTRIBUTION_DIFFERENTIAL = 0,
-    OPCOST_ATTRIBUTION_RECORD_FUNCTION,
-    OPCOST_ATTRIBUTION_CUPTI,
-    OPCOST_ATTRIBUTION_SOURCE_COUNT
-} opcost_attribution_source;
-
-const char *opcost_attribution_source_name(opcost_attribution_source s);
 
 /* The sum of the parts, NAN parts counted as zero. */
 double opcost_parts_sum(const opcost_parts *p);

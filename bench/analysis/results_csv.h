@@ -9,6 +9,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Where a row's parts come from (the attribution_source column). */
+typedef enum opcost_attribution_source {
+    OPCOST_ATTRIBUTION_DIFFERENTIAL = 0,
+    OPCOST_ATTRIBUTION_RECORD_FUNCTION,
+    OPCOST_ATTRIBUTION_CUPTI,
+    OPCOST_ATTRIBUTION_SOURCE_COUNT
+} opcost_attribution_source;
+
+const char *opcost_attribution_source_name(opcost_attribution_source s);
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,7 +98,7 @@ typedef struct opcost_result {
     double launch_us;
     double dispatch_us;
     double idle_us;
-    /* differential, record_function or cupti (bench/attribution.h) */
+    /* differential, record_function or cupti (bench/measure/attribution.h) */
     char attribution_source[OPCOST_TEXT_MAX];
     double tracer_overhead; /* traced median / untraced median */
     int64_t bytes;

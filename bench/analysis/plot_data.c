@@ -508,7 +508,7 @@ int opcost_plot_latency(const opcost_plot_input *in, opcost_plot_figures *out,
 
 /* ---- attribution */
 
-/* The parts of bench/attribution.h, stacked in this order; a part a row
+/* The parts of bench/measure/attribution.h, stacked in this order; a part a row
  * lacks (other kernels before schema version 2, or not measured) is 0. */
 #define NCOMPONENTS 6
 static const char *const component[NCOMPONENTS] = {

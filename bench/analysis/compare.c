@@ -1,7 +1,7 @@
 /* `opcost compare`: two runs (or two kernel variants of one run) joined on
  * every configuration column, each pair tested on its per-repetition
- * medians (bench/significance.h: Welch on logs, Holm across the pairs), a
- * change claimed only when significant and larger than the threshold.
+ * medians (bench/analysis/significance.h: Welch on logs, Holm across the
+ * pairs), a change claimed only when significant and larger than the threshold.
  * With --gate, the gated quantity is each distribution's weighted expected
  * cost per call (per repetition: sum freq * repetition median / sum freq);
  * per-row changes are still reported. */

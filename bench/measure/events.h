@@ -1,6 +1,6 @@
 /* Timed intervals of traced calls: what a tracer (RecordFunction on the
  * CPU, CUPTI on the GPU, the bench's own scopes) records during the
- * attribution pass, and what bench/attribution.c turns into per-call
+ * attribution pass, and what bench/measure/attribution.c turns into per-call
  * parts. Plain C, no tracer types: every source converts to this. */
 #ifndef OPCOST_EVENTS_H
 #define OPCOST_EVENTS_H

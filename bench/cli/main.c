@@ -1,13 +1,16 @@
 /* opcost: the benchmark driver. Subcommands: run, list, shapes, check,
  * compare, plot, targets (usage() lists them). */
+#include "check.h"
 #include "compare.h"
 #include "derive.h"
-#include "path.h"
 #include "plot.h"
 #include "results_csv.h"
-#include "run.h"
 #include "targets.h"
+#ifndef OPCOST_NO_TORCH
+#include "path.h"
+#include "run.h"
 #include "variants.h"
+#endif
 
 #include <dirent.h>
 #include <stdio.h>
@@ -44,18 +47,7 @@ static void usage(FILE *f)
                "  help     this text (also --help, -h)\n");
 }
 
-static const char check_usage[] =
-    "usage: opcost check [--require-ok] [--allow-wrong PATH] FILE.csv...\n"
-    "Checks each results CSV against the schema and, when its .samples.csv\n"
-    "sidecar exists, the sidecar against the rows (every sample of a row,\n"
-    "in its repetitions). Errors name file:line:column. Warns (on stderr,\n"
-    "the exit status unchanged) of rows whose frac_of_peak exceeds 1.05.\n"
-    "  --require-ok        every row must also have status ok\n"
-    "  --allow-wrong PATH  except rows of PATH with status wrong\n"
-    "  -h, --help          this text\n"
-    "Exit status: 0 ok, 2 a file or sidecar is malformed, 1 --require-ok\n"
-    "found a row that is not ok.\n";
-
+#ifndef OPCOST_NO_TORCH
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -96,91 +88,26 @@ static int list_main(void)
     }
     return 0;
 }
-
-static int check_main(int argc, char **argv)
+#else
+/* This opcost was built without libtorch (ROWOPS_WITH_TORCH=OFF): it
+ * reads, checks, compares and plots results and derives shapes. */
+static int opcost_run_main(int argc, char **argv)
 {
-    /* Exit status: 0 ok; 2 a file or sidecar is malformed; 1 --require-ok
-     * found a row that is not ok.
-     * --require-ok: every row must also have status ok (a test's run);
-     * --allow-wrong PATH: except `wrong` rows of that path (a known
-     * deviation the row's note explains). */
-    int require_ok = 0, first = 1;
-    const char *allow_wrong = NULL;
-    for (; first < argc && argv[first][0] == '-'; ++first) {
-        if (!strcmp(argv[first], "--help") || !strcmp(argv[first], "-h")) {
-            fputs(check_usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[first], "--require-ok"))
-            require_ok = 1;
-        else if (!strcmp(argv[first], "--allow-wrong") && first + 1 < argc)
-            allow_wrong = argv[++first];
-        else {
-            fprintf(stderr, "opcost check: unknown option '%s'\n", argv[first]);
-            return 2;
-        }
-    }
-    if (first >= argc) {
-        fputs(check_usage, stderr);
-        return 2;
-    }
-    int bad = 0;
-    for (int i = first; i < argc; ++i) {
-        char err[1024];
-        opcost_result *rows = NULL;
-        size_t n = 0;
-        if (opcost_results_read(argv[i], &rows, &n, err, sizeof err)) {
-            fprintf(stderr, "%s\n", err);
-            bad = 2; /* malformed input */
-            continue;
-        }
-        /* the sidecar, when present, must match the rows */
-        char side[4096];
-        opcost_sample *samples = NULL;
-        size_t ns = 0;
-        if (opcost_samples_path(argv[i], side, sizeof side, err, sizeof err) ==
-                0 &&
-            access(side, F_OK) == 0 &&
-            opcost_samples_read(argv[i], rows, n, &samples, &ns, err,
-                                sizeof err)) {
-            fprintf(stderr, "%s\n", err);
-            bad = 2;
-        }
-        for (size_t r = 0; require_ok && r < n; ++r)
-            if (rows[r].status != OPCOST_STATUS_OK &&
-                !(rows[r].status == OPCOST_STATUS_WRONG && allow_wrong &&
-                  !strcmp(rows[r].path, allow_wrong))) {
-                fprintf(stderr,
-                        "%s: row %zu (%s %s B=%lld N=%lld %s %s): "
-                        "status %s: %s\n",
-                        argv[i], r + 1, rows[r].path, rows[r].op,
-                        (long long)rows[r].B, (long long)rows[r].N,
-                        rows[r].dtype, rows[r].layout,
-                        opcost_status_name(rows[r].status), rows[r].note);
-                bad = bad ? bad : 1;
-            }
-        /* a fraction of peak above one is a claim nobody can use: the
-         * row's ceiling did not bound it */
-        for (size_t r = 0; r < n; ++r)
-            if (rows[r].frac_of_peak > OPCOST_FRAC_OF_PEAK_WARN)
-                fprintf(stderr,
-                        "%s: warning: row %zu (%s %s B=%lld N=%lld %s %s): "
-                        "frac_of_peak %.3f > %.2f: its ceiling (%s, %.1f "
-                        "GB/s) does not bound it\n",
-                        argv[i], r + 1, rows[r].path, rows[r].op,
-                        (long long)rows[r].B, (long long)rows[r].N,
-                        rows[r].dtype, rows[r].layout, rows[r].frac_of_peak,
-                        OPCOST_FRAC_OF_PEAK_WARN,
-                        rows[r].ceiling_kind[0] ? rows[r].ceiling_kind
-                                                : "one ceiling for all rows",
-                        rows[r].ceiling_gbps);
-        if (!bad)
-            printf("%s: %zu rows, %zu samples: ok\n", argv[i], n, ns);
-        free(samples);
-        free(rows);
-    }
-    return bad;
+    (void)argc;
+    fprintf(stderr,
+            "opcost %s: this opcost is built without libtorch "
+            "(ROWOPS_WITH_TORCH=OFF): it has check, compare, plot, targets "
+            "and shapes; build with libtorch to run benchmarks\n",
+            argv[0]);
+    return 2;
 }
+
+static int list_main(void)
+{
+    char *argv[] = {"list", NULL};
+    return opcost_run_main(1, argv);
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -210,7 +137,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "compare"))
         return opcost_compare_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "check"))
-        return check_main(argc - 1, argv + 1);
+        return opcost_check_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "shapes"))
         return opcost_shapes_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "targets"))
