@@ -220,9 +220,9 @@ int main(void)
         C_EXPECT(opcost_ceiling_measure(threads, 0, &c, err, sizeof err) == 0,
                  "%s", err);
         check_ceiling(&c, threads, 0);
+        /* ~1 s here, 10-25 s sanitized on a loaded machine: its time is
+         * printed, not asserted (a hang is ctest's TIMEOUT, measure.cmake) */
         print_ceiling(&c);
-        /* ~1 s here; the generous limit only catches a hang or a blow-up. */
-        C_EXPECT(c.seconds < 10.0, "took %.2f s", c.seconds);
     }
     return c_report("test_ceiling");
 }
