@@ -1,10 +1,12 @@
 /* rowops C API: the call record, the eligibility function and the kernels.
  *
- * Contract (the reference in ops/reference.cpp defines it; docs/operators.md
- * has the table): for x of shape [..., N] rms_norm_rows:      rstd =
- * 1/sqrt(mean(x^2) + eps), out = x * rstd fused_add_rms_norm: h = x + residual
- * (rounded to x's dtype), residual_out = h, rstd from h, out = h * rstd *
- * weight Accumulation and rstd are float32 (float64 for float64 inputs); every
+ * Contract (the reference in ops/reference.cpp defines it, and
+ * docs/operators.md has the table): for x of shape [..., N]
+ *   rms_norm_rows:      rstd = 1/sqrt(mean(x^2) + eps), out = x * rstd
+ *   fused_add_rms_norm: h = x + residual (rounded to x's dtype),
+ *                       residual_out = h, rstd from h,
+ *                       out = h * rstd * weight
+ * Accumulation and rstd are float32 (float64 for float64 inputs); every
  * output is rounded once to its dtype. N == 0 gives rstd = 1/sqrt(eps).
  *
  * In-place use is allowed when `out` describes exactly the memory of `x` and

@@ -1,8 +1,8 @@
 /* The attribution pass of one prepared path on one point: after its timing
  * run, a few more calls with a tracer attached (RecordFunction on the CPU,
  * CUPTI on the GPU), each in its own window; the parts of those calls give
- * the shares that bench/measure/attribution.c applies to the untraced median.
- */
+ * the shares that bench/measure/attribution.c applies to the untraced
+ * median. */
 #ifndef OPCOST_ATTRIBUTION_PASS_H
 #define OPCOST_ATTRIBUTION_PASS_H
 

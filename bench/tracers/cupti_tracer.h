@@ -10,8 +10,9 @@
  * predicate says Kineto is active, and the caller must not start
  * torch.profiler before close.
  *
- * Records become opcost_events (bench/measure/events.h) on opcost_now_ns's
- * clock: device kernels: name contains "rowops" -> KERNEL_OURS, else "copy"
+ * Records become opcost_events (bench/measure/events.h) on the clock of
+ * opcost_now_ns:
+ *   device kernels: name contains "rowops" -> KERNEL_OURS, else "copy"
  *     (any case; aten's direct_copy_kernel) -> CONVERSION, else
  *     KERNEL_OTHER; memcpy and memset -> CONVERSION (on the device);
  *   host runtime/driver API calls: launches (cudaLaunchKernel*,
