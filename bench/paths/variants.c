@@ -90,23 +90,6 @@ void opcost_run_cpu_kernel(opcost_cpu_kernel kernel, const rowops_call *call)
                          t0);
 }
 
-/* Whether impl needs all of the CPU features in mask. */
-static int needs(rowops_impl impl, unsigned mask)
-{
-    const rowops_kernel_info *k = rowops_kernel_info_of(impl);
-    return k && (k->features & mask) == mask;
-}
-
-static int is_avx512(rowops_impl impl)
-{
-    return needs(impl, ROWOPS_CPU_FAST512_FEATURES);
-}
-
-static int is_avx2(rowops_impl impl)
-{
-    return needs(impl, ROWOPS_CPU_FAST_FEATURES);
-}
-
 int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
                           char *why, size_t len)
 {
@@ -120,32 +103,27 @@ int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
     }
     if (!v->fast)
         return 1;
-    const rowops_choice c = rowops_choose(call);
     if (v->fast == OPCOST_VARIANT_FUSED_ANY) { /* contiguous copies */
         if (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM)
             return 1;
         snprintf(why, len, "%s: the fused op only", v->name);
         return 0;
     }
-    if (v->fast == ROWOPS_LAYOUT_CUDA_ROWS) {
-        if (c.impl == ROWOPS_IMPL_CUDA_FAST)
-            return 1;
+    if (rowops_kernel_can_run(v->impl, call))
+        return 1;
+    /* why not: the call goes to a kernel of another layout, or this CPU
+     * lacks the variant's features */
+    const rowops_choice c = rowops_choose(call);
+    const rowops_kernel_info *k = rowops_kernel_info_of(v->impl),
+                             *picked = rowops_kernel_info_of(c.impl);
+    if (!picked || picked->layout != k->layout || picked->device != k->device)
         snprintf(why, len, "%s not eligible: %s", v->name, c.reason);
-        return 0;
-    }
-    const rowops_kernel_info *picked = rowops_kernel_info_of(c.impl);
-    if (!picked || (int)picked->layout != v->fast ||
-        picked->device != ROWOPS_DEVICE_CPU) {
-        snprintf(why, len, "%s not eligible: %s", v->name, c.reason);
-        return 0;
-    }
-    if (is_avx2(v->impl) && !is_avx2(c.impl)) {
-        snprintf(why, len, "%s needs AVX2+FMA+F16C: %s", v->name, c.reason);
-        return 0;
-    }
-    if (is_avx512(v->impl) && !is_avx512(c.impl)) {
-        snprintf(why, len, "%s needs AVX-512 F+BW: %s", v->name, c.reason);
-        return 0;
-    }
-    return 1;
+    else
+        snprintf(why, len, "%s needs %s: %s", v->name,
+                 (k->features & ROWOPS_CPU_FAST512_FEATURES) ==
+                         ROWOPS_CPU_FAST512_FEATURES
+                     ? "AVX-512 F+BW"
+                     : "AVX2+FMA+F16C",
+                 c.reason);
+    return 0;
 }

@@ -206,3 +206,15 @@ void c_sample_free(c_sample *s)
         free(s->buffers[i]);
     s->nbuf = 0;
 }
+
+void c_run_kernel(rowops_impl impl, const rowops_call *call, int split)
+{
+    const rowops_cpu_kernel_fn fn = rowops_kernel_info_of(impl)->cpu;
+    const int64_t rows = rowops_tensor_rows(&call->x);
+    if (!split) {
+        fn(call, 0, rows);
+        return;
+    }
+    fn(call, rows / 2, rows);
+    fn(call, 0, rows / 2);
+}

@@ -32,6 +32,11 @@ int c_sample_make(c_sample *s, rowops_op op, rowops_dtype dtype,
                   int64_t N, int inplace, unsigned seed);
 void c_sample_free(c_sample *s);
 
+/* Runs CPU kernel impl (kernels/kernel_table.def) over every row of call:
+ * the whole range at once, or (split) two disjoint ranges in reverse
+ * order, as a thread pool would. */
+void c_run_kernel(rowops_impl impl, const rowops_call *call, int split);
+
 /* Per-dtype tolerance of an output rounded once from float32 math. */
 double c_rtol(rowops_dtype dtype);
 double c_atol(rowops_dtype dtype);

@@ -547,20 +547,6 @@ static int kernel_allowed(int k, const rowops_call *call)
     return rowops_kernel_can_run(kernels[k], call);
 }
 
-/* Whole range, or two disjoint ranges in reverse order (thread pool). */
-static void run_kernel(int k, const rowops_call *call, int split)
-{
-    const rowops_cpu_kernel_fn fn = rowops_kernel_info_of(kernels[k])->cpu;
-    const int64_t rows = rowops_tensor_rows(&call->x);
-    if (!split) {
-        fn(call, 0, rows);
-        return;
-    }
-    const int64_t mid = rows / 2;
-    fn(call, mid, rows);
-    fn(call, 0, mid);
-}
-
 static double dtype_max(rowops_dtype dt)
 {
     switch (dt) {
@@ -714,7 +700,7 @@ static int run_one(fcase *c, int k, uint64_t *s, uint64_t seed, int64_t index,
     gt_poison(&c->rstd);
     if (fused)
         gt_poison(&c->rout);
-    run_kernel(k, &call, split);
+    c_run_kernel(kernels[k], &call, split);
     ++runs[k];
     int fail = 0;
     fail |= check_guards(&c->out, got->out);
@@ -746,7 +732,7 @@ static int run_one(fcase *c, int k, uint64_t *s, uint64_t seed, int64_t index,
                  split ? "/split" : "");
         describe_case(c, seed, index, what);
         gt_poison(&c->rstd);
-        run_kernel(k, &call, split);
+        c_run_kernel(kernels[k], &call, split);
         ++inplace_runs[k];
         results ip;
         results_alloc(&ip, c->B * c->N, c->B);

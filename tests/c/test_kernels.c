@@ -15,18 +15,6 @@
  * column-major one (tests/c/test_colmajor.c), each over the whole range
  * and over two disjoint ranges in reverse order, as a thread pool would
  * split them. */
-static void run_kernel(rowops_impl impl, int split, const rowops_call *c)
-{
-    const rowops_cpu_kernel_fn fn = rowops_kernel_info_of(impl)->cpu;
-    const int64_t rows = rowops_tensor_rows(&c->x);
-    if (!split) {
-        fn(c, 0, rows);
-        return;
-    }
-    fn(c, rows / 2, rows);
-    fn(c, 0, rows / 2);
-}
-
 static int row_kernel(rowops_impl impl)
 {
     const rowops_kernel_info *k = rowops_kernel_info_of(impl);
@@ -78,7 +66,7 @@ static void check_one(rowops_impl impl, int split, rowops_op op,
     double *ref_h = calloc((size_t)(rows * N + 1), sizeof(double));
     double *ref_rstd = calloc((size_t)(rows + 1), sizeof(double));
     rowops_reference_f64(c, ref_out, ref_h, ref_rstd);
-    run_kernel(impl, split, c);
+    c_run_kernel(impl, c, split);
     int bad = 0;
     for (int64_t r = 0; r < rows; ++r) {
         const double rs =
