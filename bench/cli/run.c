@@ -259,11 +259,24 @@ static uint64_t rng_next(uint64_t *s)
     return *s;
 }
 
+/* The variant slot v of a path times: the selected one, or "auto" for a
+ * path that takes no variants. */
+static const opcost_variant *slot_variant(const opcost_config *cfg,
+                                          const opcost_path *path, int v)
+{
+    return path->takes_variants ? cfg->variants[v] : &opcost_variant_auto;
+}
+
+/* What every row of a point says of the run, the point, its path and
+ * variant (w: the point's workload, NULL where none was made). */
 static void fill_identity(opcost_result *row, const opcost_config *cfg,
                           const opcost_hostinfo *host, const opcost_case *c,
-                          const opcost_workload *w)
+                          const opcost_workload *w, const opcost_path *path,
+                          const opcost_variant *variant)
 {
     opcost_result_init(row);
+    snprintf(row->path, sizeof row->path, "%s", path->name);
+    snprintf(row->variant, sizeof row->variant, "%s", variant->name);
     snprintf(row->run_id, sizeof row->run_id, "%s", host->run_id);
     snprintf(row->timestamp_utc, sizeof row->timestamp_utc, "%s",
              host->timestamp_utc);
@@ -543,8 +556,7 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 return -1;
             }
             s->run.path = path;
-            s->run.variant =
-                path->takes_variants ? cfg->variants[v] : &opcost_variant_auto;
+            s->run.variant = slot_variant(cfg, path, v);
             s->run.w = &w;
             opcost_result *row = new_row(out);
             if (!row) {
@@ -553,10 +565,8 @@ static int measure_point(const opcost_config *cfg, const opcost_hostinfo *host,
                 return -1;
             }
             s->row_index = out->nrows - 1;
-            fill_identity(row, cfg, host, c, made == 0 ? &w : NULL);
-            snprintf(row->path, sizeof row->path, "%s", path->name);
-            snprintf(row->variant, sizeof row->variant, "%s",
-                     s->run.variant->name);
+            fill_identity(row, cfg, host, c, made == 0 ? &w : NULL, path,
+                          s->run.variant);
             if (made) {
                 set_status(row, OPCOST_STATUS_ERROR, why);
                 continue;
@@ -957,11 +967,8 @@ static int run_on(const opcost_config *cfg, run_device *dev)
                         rc = 1;
                         break;
                     }
-                    fill_identity(row, cfg, &host, &cl.cases[i], NULL);
-                    snprintf(row->path, sizeof row->path, "%s", path->name);
-                    snprintf(row->variant, sizeof row->variant, "%s",
-                             path->takes_variants ? cfg->variants[v]->name
-                                                  : "auto");
+                    fill_identity(row, cfg, &host, &cl.cases[i], NULL, path,
+                                  slot_variant(cfg, path, v));
                     set_status(row, OPCOST_STATUS_SKIPPED,
                                "run interrupted (SIGINT or SIGTERM) before "
                                "this point: not measured");
