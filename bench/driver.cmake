@@ -1,7 +1,23 @@
 # The opcost driver (build/opcost): C11 over the kernels, the measurement
-# and shape libraries, and the libtorch bridge in librowops_torch.so. The
-# driver's pieces are a library so the tests can reach each of them.
+# and shape libraries, and the bench's own libtorch bridge (bench/bridge/,
+# libopcost_bridge.so). The driver's pieces are a library so the tests can
+# reach each of them.
 if(ROWOPS_WITH_TORCH)
+  # The bench's instruments into libtorch (routes, tracer, AOTI loader, CUDA
+  # timer): the bench's own library, so librowops_torch.so ships the op
+  # alone. It reaches the op through the dispatcher, as any C++ caller does.
+  add_library(opcost_bridge SHARED bench/bridge/bridge.cpp
+    bench/bridge/bridge_aoti.cpp bench/bridge/bridge_trace.cpp
+    bench/bridge/bridge_cuda.cpp)
+  target_include_directories(opcost_bridge PUBLIC bench/bridge
+    PRIVATE ops)
+  target_link_libraries(opcost_bridge PUBLIC rowops_kernels
+    PRIVATE rowops_torch ${TORCH_LIBRARIES} OpenMP::OpenMP_CXX)
+  if(ROWOPS_HAVE_CUDA)
+    target_link_libraries(opcost_bridge PRIVATE rowops_cuda_kernels)
+  endif()
+  target_compile_options(opcost_bridge PRIVATE ${OPCOST_WARNINGS})
+
   # The embedded interpreter: the environment's Python (the one torch is
   # installed in), so the Python paths import the same torch.
   find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Embed)
@@ -16,7 +32,7 @@ if(ROWOPS_WITH_TORCH)
     bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
     ${OPCOST_PATH_SOURCES})
   target_include_directories(opcost_bench PUBLIC bench/cli bench/measure
-    bench/paths ops)
+    bench/paths)
   # The add calibration's bare loops must vectorize as a compiler would at
   # -O3 (gcc's -O2 cost model leaves the bfloat16 loop scalar).
   set_source_files_properties(bench/paths/add_kernel.c PROPERTIES
@@ -24,10 +40,12 @@ if(ROWOPS_WITH_TORCH)
   target_compile_definitions(opcost_bench PUBLIC
     OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}" _POSIX_C_SOURCE=200809L
     OPCOST_PYTHON_EXECUTABLE="${Python3_EXECUTABLE}"
-    OPCOST_ROWOPS_LIBRARY="$<TARGET_FILE:rowops_torch>")
+    OPCOST_ROWOPS_LIBRARY="$<TARGET_FILE:rowops_torch>"
+    OPCOST_BENCH_PYTHON_DIR="${CMAKE_SOURCE_DIR}/bench/python")
   target_compile_options(opcost_bench PRIVATE ${OPCOST_WARNINGS})
   target_link_libraries(opcost_bench PUBLIC opcost_measure opcost_shapes
-    opcost_tracers rowops_testref rowops_kernels rowops_torch Python3::Python)
+    opcost_tracers rowops_testref rowops_kernels opcost_bridge rowops_torch
+    Python3::Python)
 
   add_executable(opcost bench/cli/main.c)
   target_compile_options(opcost PRIVATE ${OPCOST_WARNINGS})

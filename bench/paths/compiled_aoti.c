@@ -1,6 +1,6 @@
 /* `compiled-aoti`: an AOTInductor package of the exported op, run from C
  * without Python, as a deployment runs it: through the C bridge over
- * torch::inductor::AOTIModelPackageLoader (ops/bridge_aoti.cpp), the
+ * torch::inductor::AOTIModelPackageLoader (bench/bridge/bridge_aoti.cpp), the
  * documented C++ loader; the package calls the registered op through
  * AOTInductor's proxy executor. One package per (op, dtype, eps, torch
  * version), dynamic in B and N, built once by the embedded interpreter

@@ -1,7 +1,7 @@
 /* `distributed`: the op on a DTensor sharded over two CPU ranks (gloo), as a
  * tensor- or sequence-parallel model calls it. Rank 0 is the embedded
  * interpreter; rank 1 a child process started once per run
- * (rowops._bench.distributed_peer). Each point's input sets are sharded
+ * (opcost_bench.distributed_peer). Each point's input sets are sharded
  * over the two ranks (copies: the local shards are contiguous), then the
  * timed call is rank 0's torch.ops.rowops...(dtensors..., eps) from C: the
  * DTensor dispatch, any redistribution (communication with rank 1) and the
@@ -17,7 +17,7 @@
  * outputs are gathered whole and checked against the reference, and rank
  * 0's share must equal its share of the timed call. Skipped, with the
  * reason, where torch.distributed, gloo or the second rank is missing;
- * every wait on rank 1 is bounded (rowops/_bench.py). */
+ * every wait on rank 1 is bounded (bench/python/opcost_bench.py). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -68,17 +68,22 @@ int opcost_python_start(char *err, size_t errlen)
         snprintf(err, errlen, "%s", start_error);
         return -1;
     }
+    /* the rowops package of this clone, and the bench's own module */
+    const char *const dirs[] = {OPCOST_SOURCE_DIR "/python",
+                                OPCOST_BENCH_PYTHON_DIR};
     PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
-    PyObject *dir = PyUnicode_FromString(OPCOST_SOURCE_DIR "/python");
-    if (sys_path && dir)
-        PyList_Insert(sys_path, 0, dir);
-    Py_XDECREF(dir);
-    bench_module = PyImport_ImportModule("rowops._bench");
+    for (int i = 0; i < 2; ++i) {
+        PyObject *dir = PyUnicode_FromString(dirs[i]);
+        if (sys_path && dir)
+            PyList_Insert(sys_path, 0, dir);
+        Py_XDECREF(dir);
+    }
+    bench_module = PyImport_ImportModule("opcost_bench");
     if (!bench_module) {
         char why[400];
         opcost_python_error(why, sizeof why);
         snprintf(start_error, sizeof start_error,
-                 "Python %s cannot import rowops._bench: %s", exe, why);
+                 "Python %s cannot import opcost_bench: %s", exe, why);
         snprintf(err, errlen, "%s", start_error);
         return -1;
     }
@@ -102,7 +107,7 @@ int opcost_python_exec(const char *code, char *err, size_t errlen)
     return 0;
 }
 
-/* (address, dtype, sizes, strides) of a descriptor, for rowops._bench. */
+/* (address, dtype, sizes, strides) of a descriptor, for opcost_bench. */
 opcost_pyobj *opcost_python_tensor_spec(const rowops_tensor *t)
 {
     PyObject *sizes = PyTuple_New(t->rank), *strides = PyTuple_New(t->rank);

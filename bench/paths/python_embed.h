@@ -14,20 +14,20 @@
 /* The PyObject behind the opaque pointers below. */
 typedef struct _object opcost_pyobj;
 
-/* Starts the interpreter and imports rowops._bench. 0, or -1 with err. */
+/* Starts the interpreter and imports opcost_bench. 0, or -1 with err. */
 int opcost_python_start(char *err, size_t errlen);
 
-/* rowops._bench (borrowed), NULL before a successful start. */
+/* opcost_bench (borrowed), NULL before a successful start. */
 opcost_pyobj *opcost_python_bench_module(void);
 
 /* The pending Python exception as "Type: message" into err; -1. */
 int opcost_python_error(char *err, size_t errlen);
 
-/* Runs a statement in rowops._bench's namespace (tests). */
+/* Runs a statement in opcost_bench's namespace (tests). */
 int opcost_python_exec(const char *code, char *err, size_t errlen);
 
 /* (address, dtype, sizes, strides, device) of a descriptor, the tuple
- * rowops._bench takes and returns; NULL with a Python error. */
+ * opcost_bench takes and returns; NULL with a Python error. */
 opcost_pyobj *opcost_python_tensor_spec(const rowops_tensor *t);
 
 /* Such a tuple back into a descriptor (CPU or CUDA); -1 if it is not one. */

@@ -1,6 +1,6 @@
 /* Shared by the paths that run the op as a Python user does, in the
  * embedded interpreter (eager-python, reference-python, compiled-python*):
- * a rowops._bench.Runner holds the callable and one argument tuple per
+ * a opcost_bench.Runner holds the callable and one argument tuple per
  * input set (views of the driver's memory); run() is one
  * PyObject_Call(fn, args[set]) from C, the result kept until the next call
  * replaces it. */

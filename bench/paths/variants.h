@@ -25,7 +25,7 @@ typedef struct opcost_variant {
     int fast;
     const char *what; /* one line for `opcost list` */
     int cuda;         /* a CUDA kernel (launched through the bridge) */
-    /* a kernel called from Python (the rowops._bench.Runner of that name,
+    /* a kernel called from Python (the opcost_bench.Runner of that name,
      * e.g. "triton": rowops.triton), NULL for the C kernels */
     const char *runner;
 } opcost_variant;

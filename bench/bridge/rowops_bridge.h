@@ -1,5 +1,6 @@
-/* The C bridge from the opcost benchmark (C11) into libtorch: the one
- * place C code reaches the PyTorch dispatcher. Tensors cross as opaque
+/* The C bridge from the opcost benchmark (C11) into libtorch, the bench's
+ * own library (libopcost_bridge.so): the one place the bench's C code
+ * reaches the PyTorch dispatcher. Tensors cross as opaque
  * handles wrapping caller-owned memory described by a rowops_tensor; every
  * function catches C++ exceptions and returns -1 with the message in err. */
 #ifndef ROWOPS_BRIDGE_H
@@ -70,7 +71,7 @@ void rowops_bridge_result_clear(rowops_bridge_result *res);
 /* Which implementation the last rowops call on this thread ran. */
 const char *rowops_bridge_last_dispatch(void);
 
-/* The attribution pass's tracer (ops/bridge_trace.cpp): while started,
+/* The attribution pass's tracer (bridge_trace.cpp): while started,
  * every RecordFunction scope that ends on the calling thread (aten and
  * rowops ops, the rowops kernel scope "rowops::kernel::<impl>", Inductor
  * kernels compiled with kernel profiling) is reported to fn with its
@@ -104,7 +105,7 @@ int rowops_bridge_profiler_active(void);
 void rowops_bridge_poison_outputs(int on);
 
 /* An AOTInductor package (.pt2) loaded for running from C
- * (torch::inductor::AOTIModelPackageLoader; ops/bridge_aoti.cpp). */
+ * (torch::inductor::AOTIModelPackageLoader; bridge_aoti.cpp). */
 typedef struct rowops_bridge_aoti rowops_bridge_aoti;
 
 rowops_bridge_aoti *rowops_bridge_aoti_load(const char *package, char *err,
@@ -116,7 +117,7 @@ int rowops_bridge_aoti_run(rowops_bridge_aoti *m,
                            size_t err_len);
 void rowops_bridge_aoti_release(rowops_bridge_aoti *m);
 
-/* ---- CUDA (ops/bridge_cuda.cpp), through libtorch's CUDA runtime: its
+/* ---- CUDA (bridge_cuda.cpp), through libtorch's CUDA runtime: its
  * caching allocator, the current stream, events. Each returns -1 with the
  * reason (no driver, no device, a build without CUDA) in err. */
 typedef struct rowops_bridge_cuda_device {

@@ -1,5 +1,5 @@
-"""The Python side of the opcost benchmark's Python paths (bench/paths/
-python_route.c). The C driver embeds the interpreter, builds a Runner per
+"""opcost_bench: the Python side of the opcost benchmark's Python paths
+(bench/paths/python_route.c); the bench's, not part of the rowops package. The C driver embeds the interpreter, builds a Runner per
 (path, point) and then calls ``runner.fn(*runner.args[i])`` itself through
 the Python C API: the timed region is that call, as a Python user makes it.
 
@@ -13,7 +13,7 @@ import time
 
 import torch
 
-from . import _ops as _api, boundary, reference
+from rowops import _ops as _api, boundary, reference
 
 # Inductor's C++ builds warn once that no CUDA runtime exists: noise here.
 logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
@@ -160,7 +160,7 @@ class Runner:
             self.fn = torch.add
         elif path == "triton":
             # the kernel path's Triton variant (rowops.triton, GPU)
-            from . import triton as _triton
+            from rowops import triton as _triton
             self.fn = _triton.fused_add_rms_norm
         elif path.startswith("compiled-python"):
             n = sets[0][0][2][-1]  # x's last size
@@ -397,7 +397,7 @@ class _DistGroup:
         import tempfile
         from datetime import timedelta
         import torch.distributed as dist
-        from . import distributed as rules
+        from rowops import distributed as rules
         if not dist.is_available():
             raise DistributedUnavailable(
                 "torch.distributed is not available in this torch build")
@@ -421,10 +421,13 @@ class _DistGroup:
         self.sock, theirs = socket.socketpair()
         self.log = tempfile.TemporaryFile()
         env = dict(os.environ, ROWOPS_LIBRARY=str(_library()))
-        python_dir = os.path.dirname(os.path.dirname(
-            os.path.abspath(__file__)))
-        code = (f"import sys; sys.path.insert(0, {python_dir!r}); "
-                "from rowops._bench import distributed_peer; "
+        # the peer imports rowops and this module from where this process did
+        import rowops
+        dirs = [os.path.dirname(os.path.abspath(__file__)),
+                os.path.dirname(os.path.dirname(os.path.abspath(
+                    rowops.__file__)))]
+        code = (f"import sys; sys.path[:0] = {dirs!r}; "
+                "from opcost_bench import distributed_peer; "
                 "distributed_peer()")
         try:
             self.proc = subprocess.Popen(
@@ -521,7 +524,7 @@ class _DistGroup:
 
 
 def _library():
-    from . import LIBRARY_PATH
+    from rowops import LIBRARY_PATH
     return LIBRARY_PATH
 
 

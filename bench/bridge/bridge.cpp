@@ -1,7 +1,6 @@
 // The C bridge (rowops_bridge.h): thin, no policy. Exceptions become
 // return codes with the message; op handles are looked up once.
 #include "bridge_tensor.h"
-#include "forward.h"
 #include "rowops_bridge.h"
 
 #include "op_handle.h"
