@@ -26,7 +26,8 @@ if(ROWOPS_WITH_TORCH)
   # the command line (cli/), the measurement that needs the bridge
   # (measure/), the paths and their variants (paths/)
   add_library(opcost_bench STATIC
-    bench/cli/config.c bench/cli/run.c bench/cli/report.c
+    bench/cli/config.c bench/cli/run.c bench/cli/point.c
+    bench/cli/report.c
     bench/measure/journal.c bench/measure/timing.c
     bench/measure/record_function_tracer.c bench/measure/attribution_pass.c
     bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
