@@ -1,15 +1,17 @@
 /* The fast CPU kernels' row pipeline, shared by every vector width
  * (cpu_fast_avx2.c, cpu_fast_avx512.c): the per-row state, the scalar
  * tails, and the drivers that run pass 1 and pass 2 of consecutive rows
- * in one loop. An including file first defines, for its vector width,
+ * in one loop. cpu_fast_blocks.h, written once over the width layer
+ * (cpu_vec16.h), defines what the drivers are instantiated with:
  *   FAST_VEC, FAST_BLOCK (elements per block: two vectors), FAST_ZERO(),
  *   FAST_SET1(f), FAST_LOAD(p) (aligned float load), FAST_HSUM2(a, b),
  * and per dtype D in {bf16, f16, f32} the block functions
  *   p1_D(k, x, r, h, s, i, &a0, &a1)   pass 1 of elements [i, i+BLOCK)
  *   p2_D(k, lo, hi, h, out, i, rv)     pass 2 from h as two vectors
  *   src_mem_D(x, r, h, i, &lo, &hi)    h for pass 2 without a scratch row
- * then instantiates DEFINE_DRIVERS(D, DT) for each dtype and
- * DEFINE_FAST_ROWS(name, weight_finite, fence). */
+ * and instantiates DEFINE_DRIVERS(D, DT) for each dtype; the kernel's
+ * file then makes its entry points with DEFINE_FAST_ROWS(entry,
+ * prefix_finite). */
 #ifndef ROWOPS_CPU_FAST_PIPELINE_H
 #define ROWOPS_CPU_FAST_PIPELINE_H
 
@@ -294,12 +296,26 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         }                                                                      \
     }
 
-/* The entry: a non-finite weight sends every bfloat16 row to the strided
- * kernel; rows up to SCRATCH_ELEMS are pipelined, wider ones one by one;
- * FENCE() orders streamed stores before the caller's join. */
-#define DEFINE_FAST_ROWS(NAME, WEIGHT_FINITE, FENCE)                           \
-    static void NAME(const rowops_call *c, int64_t row_begin, int64_t row_end, \
-                     int stream)                                               \
+/* The entry points ENTRY (ordinary stores) and ENTRY##_nt (streamed): a
+ * non-finite weight sends every bfloat16 row to the strided kernel; rows
+ * up to SCRATCH_ELEMS are pipelined, wider ones one by one; a fence
+ * orders streamed stores before the caller's join. PREFIX_FINITE(c, n,
+ * &done) checks the weight's first done elements with vectors (unit
+ * stride on the fast path: eligibility condition 4), 1 if all are finite;
+ * the rest is checked here. */
+#define DEFINE_FAST_ROWS(ENTRY, PREFIX_FINITE)                                 \
+    static int weight_finite(const rowops_call *c, int64_t n)                  \
+    {                                                                          \
+        int64_t done = 0;                                                      \
+        if (!PREFIX_FINITE(c, n, &done))                                       \
+            return 0;                                                          \
+        for (int64_t i = done; i < n; ++i)                                     \
+            if (!isfinite(rowops_load_f(c->weight.data, i, c->weight.dtype)))  \
+                return 0;                                                      \
+        return 1;                                                              \
+    }                                                                          \
+    static void fast_rows(const rowops_call *c, int64_t row_begin,             \
+                          int64_t row_end, int stream)                         \
     {                                                                          \
         if (row_begin >= row_end)                                              \
             return;                                                            \
@@ -308,7 +324,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         const rowops_dtype dt = c->x.dtype;                                    \
         /* A non-finite weight makes NaN outputs from finite rows: every       \
          * bfloat16 row then takes the exact path. */                          \
-        if (dt == ROWOPS_BF16 && fused && !WEIGHT_FINITE(c, n)) {              \
+        if (dt == ROWOPS_BF16 && fused && !weight_finite(c, n)) {              \
             rowops_cpu_strided(c, row_begin, row_end);                         \
             return;                                                            \
         }                                                                      \
@@ -342,7 +358,15 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             }                                                                  \
         }                                                                      \
         if (stream)                                                            \
-            FENCE(); /* order the streamed rows before the caller's join */    \
+            _mm_sfence(); /* order the streamed rows before the join */        \
+    }                                                                          \
+    void ENTRY(const rowops_call *c, int64_t row_begin, int64_t row_end)       \
+    {                                                                          \
+        fast_rows(c, row_begin, row_end, 0);                                   \
+    }                                                                          \
+    void ENTRY##_nt(const rowops_call *c, int64_t row_begin, int64_t row_end)  \
+    {                                                                          \
+        fast_rows(c, row_begin, row_end, 1);                                   \
     }
 
 #endif
