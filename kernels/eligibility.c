@@ -33,15 +33,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-const char *rowops_op_name(rowops_op op)
-{
-    switch (op) {
-    case ROWOPS_OP_RMS_NORM_ROWS: return "rms_norm_rows";
-    case ROWOPS_OP_FUSED_ADD_RMS_NORM: return "fused_add_rms_norm";
-    default: return "unknown";
-    }
-}
-
 int64_t rowops_one_pass_limit(rowops_dtype dtype)
 {
     if (dtype == ROWOPS_F64 || dtype >= ROWOPS_DTYPE_COUNT)
@@ -258,7 +249,7 @@ static rowops_choice choose(const rowops_call *call, int want)
                       rowops_cpu_features_text(have, feats, sizeof feats));
     const double out_bytes = (double)rowops_tensor_rows(&call->x) * (double)n *
                              (double)rowops_dtype_size(dt) *
-                             (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM ? 2 : 1);
+                             rowops_op_info_of(call->op)->row_outputs;
     const double llc = (double)rowops_cpu_llc_bytes_cached();
     const int wide =
         (have & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;

@@ -22,11 +22,30 @@
 extern "C" {
 #endif
 
+/* The operators: one line each in op_table.def. */
 typedef enum rowops_op {
-    ROWOPS_OP_RMS_NORM_ROWS = 0,
-    ROWOPS_OP_FUSED_ADD_RMS_NORM = 1,
+#define ROWOPS_OP(id, name, row_inputs, weighted, row_outputs, fused)          \
+    ROWOPS_OP_##id,
+#include "op_table.def"
+#undef ROWOPS_OP
     ROWOPS_OP_COUNT
 } rowops_op;
+
+/* An op's line of the table, and what follows from it. */
+typedef struct rowops_op_info {
+    const char *name;
+    int row_inputs;  /* row tensors read: x (, residual) */
+    int weighted;    /* 1: reads a weight of N elements */
+    int row_outputs; /* row tensors written: y or out (, residual_out) */
+    int fused;       /* the fused residual add */
+    int tensor_args; /* row_inputs + weighted: the op's tensor arguments */
+    int outputs;     /* row_outputs + 1 (rstd): the tensors it returns */
+} rowops_op_info;
+
+/* NULL for a value outside the table. */
+const rowops_op_info *rowops_op_info_of(rowops_op op);
+/* Name to enum: 0, or -1 for a name not in the table. */
+int rowops_op_from_name(const char *name, rowops_op *op);
 
 /* One call's parameters. residual, weight and residual_out are used by the
  * fused op only. */

@@ -161,9 +161,10 @@ void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu)
         row->ceiling_gbps = c->best_gbps;
         snprintf(row->ceiling_kind, sizeof row->ceiling_kind, "dram d2d_copy");
     } else {
-        const opcost_mix mix = strcmp(row->op, "rms_norm_rows")
-                                   ? OPCOST_MIX_FUSED
-                                   : OPCOST_MIX_ROWS;
+        rowops_op op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
+        rowops_op_from_name(row->op, &op); /* a row's op is in the table */
+        const opcost_mix mix =
+            rowops_op_info_of(op)->fused ? OPCOST_MIX_FUSED : OPCOST_MIX_ROWS;
         opcost_level level = OPCOST_LEVEL_DRAM;
         const opcost_mix_ceiling *m =
             row->bytes == OPCOST_INT_NA

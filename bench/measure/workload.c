@@ -144,10 +144,10 @@ int64_t opcost_case_bytes(const opcost_case *c)
     const int64_t es = (int64_t)rowops_dtype_size(c->dtype);
     const int64_t rs = c->dtype == ROWOPS_F64 ? 8 : 4;
     const int64_t elems = c->B * c->N;
-    if (c->op == ROWOPS_OP_RMS_NORM_ROWS)
-        return 2 * elems * es + c->B * rs;
-    return 4 * elems * es + c->N * (int64_t)rowops_dtype_size(c->weight_dtype) +
-           c->B * rs;
+    const rowops_op_info *o = rowops_op_info_of(c->op);
+    const int64_t weight =
+        o->weighted ? c->N * (int64_t)rowops_dtype_size(c->weight_dtype) : 0;
+    return (o->row_inputs + o->row_outputs) * elems * es + weight + c->B * rs;
 }
 
 int opcost_workload_make(opcost_workload *w, const opcost_case *c,

@@ -97,7 +97,7 @@ static int aoti_prepare(opcost_path_run *r, char *why, size_t len)
     /* the build time goes to the first row that used the package */
     s->build_ms = pkg->reported ? 0.0 : pkg->build_ms;
     pkg->reported = 1;
-    s->per_set = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM ? 3 : 1;
+    s->per_set = rowops_op_info_of(w->c.op)->tensor_args;
     s->in = calloc((size_t)(w->nsets * s->per_set), sizeof *s->in);
     s->results = calloc((size_t)w->nsets, sizeof *s->results);
     if (!s->in || !s->results) {

@@ -77,7 +77,7 @@ static int dist_prepare(opcost_path_run *r, char *why, size_t len)
     r->priv = s;
     s->grant = 1;
     const opcost_workload *w = r->w;
-    const int nargs = w->c.op == ROWOPS_OP_FUSED_ADD_RMS_NORM ? 3 : 1;
+    const int nargs = rowops_op_info_of(w->c.op)->tensor_args;
     PyObject *columns = PyList_New(nargs);
     for (int a = 0; columns && a < nargs; ++a) {
         const ptrdiff_t step = w->nsets > 1 ? set_step(w, a) : 0;

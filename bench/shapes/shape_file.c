@@ -113,12 +113,7 @@ const char *opcost_layout_name(opcost_layout layout)
 
 int opcost_op_from_name(const char *name, rowops_op *op)
 {
-    for (int i = 0; i < ROWOPS_OP_COUNT; ++i)
-        if (strcmp(name, rowops_op_name((rowops_op)i)) == 0) {
-            *op = (rowops_op)i;
-            return 0;
-        }
-    return -1;
+    return rowops_op_from_name(name, op);
 }
 
 int opcost_dtype_from_name(const char *name, rowops_dtype *dtype)

@@ -81,10 +81,35 @@ static void prepare_gpu_only(const opcost_path *p)
     opcost_workload_free(&w);
 }
 
+/* The fewest bytes a call moves (the GB/s and ceiling of every row), from
+ * the op table: each row tensor read or written once, the weight, rstd. */
+static void case_bytes(void)
+{
+    opcost_case rows = {
+        "test",      ROWOPS_OP_RMS_NORM_ROWS, 3, 64,  ROWOPS_BF16,
+        ROWOPS_BF16, OPCOST_CONTIGUOUS,       1, "1", 1e-6};
+    /* x, y: 3 x 64 bfloat16; rstd: 3 float32 */
+    C_EXPECT(opcost_case_bytes(&rows) == 2 * 3 * 64 * 2 + 3 * 4,
+             "rms_norm_rows bytes: got %lld",
+             (long long)opcost_case_bytes(&rows));
+    opcost_case fused = rows;
+    fused.op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    fused.weight_dtype = ROWOPS_F32;
+    /* x, residual, out, residual_out; a float32 weight; rstd */
+    C_EXPECT(opcost_case_bytes(&fused) == 4 * 3 * 64 * 2 + 64 * 4 + 3 * 4,
+             "fused bytes: got %lld", (long long)opcost_case_bytes(&fused));
+    fused.dtype = ROWOPS_F64;
+    fused.weight_dtype = ROWOPS_F64; /* float64's rstd is float64 */
+    C_EXPECT(opcost_case_bytes(&fused) == 4 * 3 * 64 * 8 + 64 * 8 + 3 * 8,
+             "fused float64 bytes: got %lld",
+             (long long)opcost_case_bytes(&fused));
+}
+
 int main(void)
 {
     char err[512];
     rowops_bridge_set_threads(2, err, sizeof err);
+    case_bytes();
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
                                    ROWOPS_F64};
     const int64_t shapes[][2] = {{1, 1}, {5, 64}, {3, 4097}, {70, 300}};
