@@ -15,18 +15,17 @@ target_compile_definitions(opcost_analysis PRIVATE
 target_compile_options(opcost_analysis PRIVATE ${OPCOST_WARNINGS})
 target_link_libraries(opcost_analysis PUBLIC opcost_shapes m rowops_kernels)
 
-# bench/measure/: the torch-free core of measurement (clock, ceilings,
+# bench/measure/: the torch-free core of measurement (ceilings,
 # attribution); the rest of measure/ needs the bridge (driver.cmake).
 add_library(opcost_measure STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/measure/timer.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/ceiling.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/attribution.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/scope_kind.c)
 target_include_directories(opcost_measure PUBLIC
   ${CMAKE_CURRENT_LIST_DIR}/measure)
 target_compile_options(opcost_measure PRIVATE ${OPCOST_WARNINGS})
-target_link_libraries(opcost_measure PUBLIC opcost_analysis m Threads::Threads
-  rowops_kernels)
+target_link_libraries(opcost_measure PUBLIC opcost_analysis opcost_tracers m
+  Threads::Threads rowops_kernels)
 
 # The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
 # and scratch directory (c_tempdir.c, for test_csv).

@@ -1,6 +1,8 @@
-# bench/ tracers and annotations: CUPTI's Activity API for the GPU
-# attribution pass (cupti_tracer.c), NVTX ranges of a run (nvtx_ranges.c),
-# NVML's SM clock (nvml_clock.c). Torch-free. Every library is loaded at
+# bench/tracers/: what records time, below the measurement that uses it:
+# the monotonic clock (timer.c), the event record every tracer converts to
+# (events.h), CUPTI's Activity API for the GPU attribution pass
+# (cupti_tracer.c), NVTX ranges of a run (nvtx_ranges.c), NVML's SM clock
+# (nvml_clock.c). Torch-free. Every library is loaded at
 # run time (or, NVTX, is header-only), so a CPU-only build and a machine
 # without a driver still run; building needs only the CUPTI and NVTX3
 # headers of the CUDA toolkit, where it is found, else stubs. Included by
@@ -10,14 +12,15 @@ option(OPCOST_WITH_NVTX "Emit NVTX ranges where the NVTX3 headers exist" ON)
 find_package(CUDAToolkit QUIET)
 
 add_library(opcost_tracers STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/tracers/timer.c
+  ${CMAKE_CURRENT_LIST_DIR}/tracers/events.c
   ${CMAKE_CURRENT_LIST_DIR}/tracers/cupti_tracer.c
   ${CMAKE_CURRENT_LIST_DIR}/tracers/nvtx_ranges.c
   ${CMAKE_CURRENT_LIST_DIR}/tracers/nvml_clock.c)
 target_include_directories(opcost_tracers PUBLIC
   ${CMAKE_CURRENT_LIST_DIR}/tracers)
 target_compile_options(opcost_tracers PRIVATE ${OPCOST_WARNINGS})
-target_link_libraries(opcost_tracers PUBLIC opcost_measure Threads::Threads
-  ${CMAKE_DL_LIBS})
+target_link_libraries(opcost_tracers PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
 
 # CUPTI: headers only; the library is dlopen'ed (soname first, then this
 # toolkit's). Never CUDA::cupti itself, nor the driver stub.

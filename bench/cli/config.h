@@ -3,7 +3,7 @@
 #ifndef OPCOST_CONFIG_H
 #define OPCOST_CONFIG_H
 
-#include "path.h"
+#include "registry.h"
 #include "variants.h"
 
 #include <stddef.h>

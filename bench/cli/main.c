@@ -7,7 +7,7 @@
 #include "results_csv.h"
 #include "targets.h"
 #ifndef OPCOST_NO_TORCH
-#include "path.h"
+#include "registry.h"
 #include "run.h"
 #include "variants.h"
 #endif

@@ -3,7 +3,7 @@
  *
  * Measured (opcost_attribute_events): in an attribution pass separate from
  * the timing run, a tracer records each call's intervals
- * (bench/measure/events.h); every instant of a call's host window gets exactly
+ * (bench/tracers/events.h); every instant of a call's host window gets exactly
  * one label, so no part holds another's time:
  *   1. a device record is running (GPU): ours -> kernel_us, a conversion
  *      (memcpy, memset) -> conversion_us, any other -> other_kernel_us, in

@@ -1,5 +1,5 @@
 /* What a profiler scope's name says it did: the event kind of a
- * RecordFunction scope in the attribution pass (bench/measure/events.h). Pure,
+ * RecordFunction scope in the attribution pass (bench/tracers/events.h). Pure,
  * torch-free, so the rules are unit-tested. */
 #ifndef OPCOST_SCOPE_KIND_H
 #define OPCOST_SCOPE_KIND_H

@@ -5,6 +5,7 @@
 #include "path.h"
 #include "python_route.h"
 #include "rowops_bridge.h"
+#include "variants.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * picks, writing the final contiguous outputs. */
 #include "path.h"
 #include "rowops_bridge.h"
+#include "variants.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* The table of benchmark paths, in the order they are listed. */
-#include "path.h"
+#include "registry.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
  * predicate says Kineto is active, and the caller must not start
  * torch.profiler before close.
  *
- * Records become opcost_events (bench/measure/events.h) on the clock of
+ * Records become opcost_events (bench/tracers/events.h) on the clock of
  * opcost_now_ns:
  *   device kernels: name contains "rowops" -> KERNEL_OURS, else "copy"
  *     (any case; aten's direct_copy_kernel) -> CONVERSION, else

@@ -2,7 +2,7 @@
  * prepare, one run on poisoned outputs, verification against the C double
  * reference; and a path whose output is corrupted is caught as wrong. */
 #include "c_samples.h"
-#include "path.h"
+#include "registry.h"
 #include "rowops_bridge.h"
 #include "rowops_elem.h"
 

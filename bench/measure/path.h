@@ -1,22 +1,24 @@
-/* A benchmark path: one way a model can get from the inputs in their
- * original layout to the outputs it needs. Each path is one file in
- * bench/paths/ implementing this interface, registered in one table
- * (bench/paths/registry.c); adding a path is adding a file and a row. */
+/* A benchmark path, as the measurement runs it: one way a model can get
+ * from the inputs in their original layout to the outputs it needs. Each
+ * path is one file in bench/paths/ implementing this interface, registered
+ * in one table (bench/paths/registry.h); adding a path is adding a file
+ * and a row. */
 #ifndef OPCOST_PATH_H
 #define OPCOST_PATH_H
 
-#include "variants.h"
 #include "verify.h"
 #include "workload.h"
 
 #include <stddef.h>
 
 struct opcost_path;
+struct opcost_variant; /* bench/paths/variants.h */
 
 /* The state of one (point, path, variant). */
 typedef struct opcost_path_run {
     const struct opcost_path *path;
-    const opcost_variant *variant; /* kernel variant; auto for others */
+    /* kernel variant; auto for others */
+    const struct opcost_variant *variant;
     opcost_workload *w;
     void *priv;              /* the path's own state */
     char dispatch_path[128]; /* what the path ran, filled by prepare/verify */
@@ -58,9 +60,5 @@ typedef struct opcost_path {
     double (*compile_ms)(opcost_path_run *r);
     void (*annotate)(opcost_path_run *r, char *note, size_t len);
 } opcost_path;
-
-size_t opcost_path_count(void);
-const opcost_path *opcost_path_at(size_t i);
-const opcost_path *opcost_path_find(const char *name);
 
 #endif

@@ -1,0 +1,15 @@
+/* The benchmark paths, one row each (registry.c): every path the suite
+ * knows, in the order a run and `opcost list` give them. */
+#ifndef OPCOST_REGISTRY_H
+#define OPCOST_REGISTRY_H
+
+#include "path.h"
+#include "variants.h"
+
+#include <stddef.h>
+
+size_t opcost_path_count(void);
+const opcost_path *opcost_path_at(size_t i);
+const opcost_path *opcost_path_find(const char *name);
+
+#endif
