@@ -20,10 +20,11 @@ esac
 
 mkdir -p "$build"
 # shape_file.c names ops and dtypes through kernels/ (rowops_op_name in
-# eligibility.c, rowops_dtype_name in rowops_tensor.c, which need
-# cpu_features.c and cpu_cache.c); results_csv.c needs libc and libm.
-common=(bench/shapes/errorf.c kernels/rowops_tensor.c kernels/eligibility.c
-    kernels/cpu_features.c kernels/cpu_cache.c)
+# op_table.c, rowops_dtype_name in rowops_tensor.c, which needs
+# eligibility.c, cpu_features.c and cpu_cache.c); results_csv.c needs libc
+# and libm.
+common=(bench/shapes/errorf.c kernels/op_table.c kernels/rowops_tensor.c
+    kernels/eligibility.c kernels/cpu_features.c kernels/cpu_cache.c)
 # shellcheck disable=SC2054 # the commas belong to -fsanitize=
 flags=(-std=c11 -Wall -Wextra -Werror -g -O1
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
