@@ -22,14 +22,50 @@
 #define OPCOST_SOURCE_DIR "."
 #endif
 
-enum { LATENCY, ATTRIBUTION, BANDWIDTH, VARIANTS, HISTORY, NKINDS };
-static const char *const kind_name[NKINDS] = {
-    "latency", "attribution", "bandwidth", "variants", "history"};
-typedef int (*builder)(const opcost_plot_input *, opcost_plot_figures *, char *,
-                       size_t);
-static const builder build[NKINDS] = {
-    opcost_plot_latency, opcost_plot_attribution, opcost_plot_bandwidth,
-    opcost_plot_variants, opcost_plot_history};
+/* The kinds (plot_kinds.def), in drawing order. */
+typedef struct plot_kind {
+    const char *name;
+    opcost_plot_builder build;
+    int needs_run; /* 0: drawn without RESULTS.csv */
+    const char *help;
+} plot_kind;
+
+static const plot_kind kinds[] = {
+#define OPCOST_PLOT_KIND(name, builder, needs_run, help)                       \
+    {#name, builder, needs_run, help},
+#include "plot_kinds.def"
+#undef OPCOST_PLOT_KIND
+};
+enum { NKINDS = sizeof kinds / sizeof kinds[0] };
+
+/* text in lines of at most width columns, each after indent spaces (the
+ * first line after first, already printed, of that width) */
+static void print_wrapped(FILE *f, const char *text, int indent, int width)
+{
+    int col = 0;
+    for (const char *p = text; *p;) {
+        const size_t n = strcspn(p, " ");
+        if (col && col + 1 + (int)n > width) {
+            fprintf(f, "\n%*s", indent, "");
+            col = 0;
+        }
+        fprintf(f, "%s%.*s", col ? " " : "", (int)n, p);
+        col += (col ? 1 : 0) + (int)n;
+        p += n;
+        p += strspn(p, " ");
+    }
+    fputc('\n', f);
+}
+
+/* "a, b, c" of the kinds' names, for --kind's error. */
+static void kind_names(char *buf, size_t len)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < NKINDS && u < len; ++k)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s", k ? ", " : "",
+                              kinds[k].name);
+}
 
 static void usage(FILE *f)
 {
@@ -43,37 +79,31 @@ static void usage(FILE *f)
             "  --kind NAME         a figure to draw, repeatable or comma-\n"
             "                      separated (default: all; a kind with\n"
             "                      nothing to draw is then skipped with a\n"
-            "                      message, while a named one is an error):\n"
-            "                        latency      median per path against B\n"
-            "                                     or N (log-log), a panel\n"
-            "                                     per dtype and layout\n"
-            "                        attribution  kernel/conversion/launch/\n"
-            "                                     dispatch/idle per path at\n"
-            "                                     a small, middle and large B\n"
-            "                        bandwidth    frac_of_peak against bytes\n"
-            "                        variants     kernel variants / baseline\n"
-            "                                     with 95%% whiskers\n"
-            "                        history      expected cost per call of\n"
-            "                                     every run in --history\n"
-            "  --baseline VARIANT  variants: the baseline (default:\n"
-            "                      cpu_strided, else the first variant)\n"
-            "  --distribution NAME attribution and history: the shape set\n"
-            "                      (default: the run's first; history: the\n"
-            "                      latest run's first)\n"
-            "  --dtype NAME        attribution: the dtype (default:\n"
-            "                      bfloat16 where present, else the first)\n"
-            "  --layout NAME       attribution: the layout (default:\n"
-            "                      contiguous where present, else the first)\n"
-            "  --history DIR       history: the results CSVs of past runs\n"
-            "                      and an optional gates.csv of `opcost\n"
-            "                      compare --gate --gates-out` verdicts\n"
-            "                      (default: results/history); RESULTS.csv\n"
-            "                      may be left out when only history is drawn\n"
-            "  --table             also write each figure's plotted points as\n"
-            "                      gnuplot `set table` text, <figure>.table\n"
-            "  --help              this text\n"
-            "Exit status: 0 drawn, 1 gnuplot missing or failed, 2 bad input.\n",
+            "                      message, while a named one is an error):\n",
             OPCOST_SOURCE_DIR);
+    for (int k = 0; k < NKINDS; ++k) {
+        fprintf(f, "%24s%-13s", "", kinds[k].name);
+        print_wrapped(f, kinds[k].help, 37, 30);
+    }
+    fprintf(
+        f, "  --baseline VARIANT  variants: the baseline (default:\n"
+           "                      cpu_strided, else the first variant)\n"
+           "  --distribution NAME attribution and history: the shape set\n"
+           "                      (default: the run's first; history: the\n"
+           "                      latest run's first)\n"
+           "  --dtype NAME        attribution: the dtype (default:\n"
+           "                      bfloat16 where present, else the first)\n"
+           "  --layout NAME       attribution: the layout (default:\n"
+           "                      contiguous where present, else the first)\n"
+           "  --history DIR       history: the results CSVs of past runs\n"
+           "                      and an optional gates.csv of `opcost\n"
+           "                      compare --gate --gates-out` verdicts\n"
+           "                      (default: results/history); RESULTS.csv\n"
+           "                      may be left out when only history is drawn\n"
+           "  --table             also write each figure's plotted points as\n"
+           "                      gnuplot `set table` text, <figure>.table\n"
+           "  --help              this text\n"
+           "Exit status: 0 drawn, 1 gnuplot missing or failed, 2 bad input.\n");
 }
 
 /* ---- gnuplot */
@@ -247,7 +277,7 @@ static int parse_kinds(const char *list, int *want)
         const size_t n = comma ? (size_t)(comma - p) : strlen(p);
         int found = 0;
         for (int k = 0; k < NKINDS; ++k)
-            if (n == strlen(kind_name[k]) && !strncmp(p, kind_name[k], n))
+            if (n == strlen(kinds[k].name) && !strncmp(p, kinds[k].name, n))
                 want[k] = found = 1;
         if (n == 3 && !strncmp(p, "all", 3))
             for (int k = 0; k < NKINDS; ++k)
@@ -285,11 +315,12 @@ int opcost_plot_main(int argc, char **argv)
         case 'o': out_dir = optarg; break;
         case 'k':
             if (parse_kinds(optarg, want)) {
+                char names[512];
+                kind_names(names, sizeof names);
                 fprintf(stderr,
-                        "opcost plot: --kind: must be latency, attribution, "
-                        "bandwidth, variants, history or all (comma-"
+                        "opcost plot: --kind: must be %s or all (comma-"
                         "separated), got '%s'\n",
-                        optarg);
+                        names, optarg);
                 return 2;
             }
             named = 1;
@@ -321,11 +352,11 @@ int opcost_plot_main(int argc, char **argv)
     if (!named)
         for (int k = 0; k < NKINDS; ++k)
             want[k] = 1;
-    int only_history = want[HISTORY];
-    for (int k = 0; k < HISTORY; ++k)
-        only_history &= !want[k];
+    int needs_run = 0; /* a wanted kind draws from RESULTS.csv */
+    for (int k = 0; k < NKINDS; ++k)
+        needs_run |= want[k] && kinds[k].needs_run;
     const int nfiles = argc - optind;
-    if (nfiles > 1 || (nfiles == 0 && !only_history)) {
+    if (nfiles > 1 || (nfiles == 0 && needs_run)) {
         fprintf(stderr,
                 "opcost plot: expected one RESULTS.csv, got %d file "
                 "arguments (opcost plot --help)\n",
@@ -392,11 +423,11 @@ int opcost_plot_main(int argc, char **argv)
         if (!want[k])
             continue;
         opcost_plot_figures figs = {0};
-        const int got = build[k](&in, &figs, err, sizeof err);
+        const int got = kinds[k].build(&in, &figs, err, sizeof err);
         if (got == OPCOST_PLOT_SKIP && !named)
-            printf("opcost plot: %s skipped: %s\n", kind_name[k], err);
+            printf("opcost plot: %s skipped: %s\n", kinds[k].name, err);
         else if (got != OPCOST_PLOT_DONE) {
-            fprintf(stderr, "opcost plot: %s: %s\n", kind_name[k], err);
+            fprintf(stderr, "opcost plot: %s: %s\n", kinds[k].name, err);
             rc = got == OPCOST_PLOT_FAILED ? 1 : 2;
         }
         for (size_t i = 0; got == OPCOST_PLOT_DONE && !rc && i < figs.n; ++i)

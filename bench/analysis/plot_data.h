@@ -70,19 +70,18 @@ typedef struct opcost_plot_input {
     const char *history_dir;  /* history */
 } opcost_plot_input;
 
-/* Each returns OPCOST_PLOT_DONE having written its data files and appended
- * its figures to out, or another OPCOST_PLOT_* with a message in err. */
-int opcost_plot_latency(const opcost_plot_input *in, opcost_plot_figures *out,
-                        char *err, size_t errlen);
-int opcost_plot_attribution(const opcost_plot_input *in,
-                            opcost_plot_figures *out, char *err, size_t errlen);
-int opcost_plot_bandwidth(const opcost_plot_input *in, opcost_plot_figures *out,
-                          char *err, size_t errlen);
-int opcost_plot_variants(const opcost_plot_input *in, opcost_plot_figures *out,
-                         char *err, size_t errlen);
-/* plot_history.c */
-int opcost_plot_history(const opcost_plot_input *in, opcost_plot_figures *out,
-                        char *err, size_t errlen);
+/* The builders, one per kind of plot_kinds.def (history's in
+ * plot_history.c, the others in plot_data.c). Each returns
+ * OPCOST_PLOT_DONE having written its data files and appended its figures
+ * to out, or another OPCOST_PLOT_* with a message in err. */
+typedef int (*opcost_plot_builder)(const opcost_plot_input *in,
+                                   opcost_plot_figures *out, char *err,
+                                   size_t errlen);
+#define OPCOST_PLOT_KIND(name, builder, needs_run, help)                       \
+    int builder(const opcost_plot_input *in, opcost_plot_figures *out,         \
+                char *err, size_t errlen);
+#include "plot_kinds.def"
+#undef OPCOST_PLOT_KIND
 
 /* ---- Shared by the builders. */
 

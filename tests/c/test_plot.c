@@ -474,6 +474,12 @@ static void test_bad_input(void)
     rc = plot(err, sizeof err, "--out", out, (char *)NULL);
     C_EXPECT(rc == 2 && strstr(err, "RESULTS.csv"), "no CSV: rc %d, %s", rc,
              err);
+    /* only history draws without a run: with another kind, the CSV is
+     * still needed */
+    rc = plot(err, sizeof err, "--out", out, "--kind", "history,bandwidth",
+              (char *)NULL);
+    C_EXPECT(rc == 2 && strstr(err, "expected one RESULTS.csv"),
+             "history and bandwidth without a CSV: rc %d, %s", rc, err);
     rc = plot(err, sizeof err, missing, "--bogus", (char *)NULL);
     C_EXPECT(rc == 2 && strstr(err, "--bogus"), "--bogus: rc %d, %s", rc, err);
 
