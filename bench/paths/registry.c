@@ -3,40 +3,34 @@
 
 #include <string.h>
 
-extern const opcost_path opcost_path_kernel;
-extern const opcost_path opcost_path_kernel_e2e;
-extern const opcost_path opcost_path_eager_cpp;
-extern const opcost_path opcost_path_reference;
-extern const opcost_path opcost_path_native;
-extern const opcost_path opcost_path_eager_python;
-extern const opcost_path opcost_path_reference_python;
-extern const opcost_path opcost_path_compiled_python;
-extern const opcost_path opcost_path_compiled_python_reference;
-extern const opcost_path opcost_path_compiled_python_decomposed;
-extern const opcost_path opcost_path_compiled_aoti;
-extern const opcost_path opcost_path_cuda_graph;
-extern const opcost_path opcost_path_add_kernel;
-extern const opcost_path opcost_path_torch_add_cpp;
-extern const opcost_path opcost_path_torch_add_python;
-extern const opcost_path opcost_path_distributed;
+/* Every path, one line each, in the order they are listed: the path's
+ * file defines the opcost_path named here. */
+#define OPCOST_PATHS(X)                                                        \
+    X(opcost_path_kernel)                                                      \
+    X(opcost_path_kernel_e2e)                                                  \
+    X(opcost_path_eager_cpp)                                                   \
+    X(opcost_path_reference)                                                   \
+    X(opcost_path_native)                                                      \
+    X(opcost_path_eager_python)                                                \
+    X(opcost_path_reference_python)                                            \
+    X(opcost_path_compiled_python)                                             \
+    X(opcost_path_compiled_python_reference)                                   \
+    X(opcost_path_compiled_python_decomposed)                                  \
+    X(opcost_path_compiled_aoti)                                               \
+    X(opcost_path_cuda_graph)                                                  \
+    X(opcost_path_add_kernel)                                                  \
+    X(opcost_path_torch_add_cpp)                                               \
+    X(opcost_path_torch_add_python)                                            \
+    X(opcost_path_distributed)
+
+#define DECLARE(sym) extern const opcost_path sym;
+OPCOST_PATHS(DECLARE)
+#undef DECLARE
 
 static const opcost_path *const paths[] = {
-    &opcost_path_kernel,
-    &opcost_path_kernel_e2e,
-    &opcost_path_eager_cpp,
-    &opcost_path_reference,
-    &opcost_path_native,
-    &opcost_path_eager_python,
-    &opcost_path_reference_python,
-    &opcost_path_compiled_python,
-    &opcost_path_compiled_python_reference,
-    &opcost_path_compiled_python_decomposed,
-    &opcost_path_compiled_aoti,
-    &opcost_path_cuda_graph,
-    &opcost_path_add_kernel,
-    &opcost_path_torch_add_cpp,
-    &opcost_path_torch_add_python,
-    &opcost_path_distributed,
+#define ENTRY(sym) &sym,
+    OPCOST_PATHS(ENTRY)
+#undef ENTRY
 };
 
 size_t opcost_path_count(void)
