@@ -304,7 +304,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
  * stride on the fast path: eligibility condition 4), 1 if all are finite;
  * the rest is checked here. */
 #define DEFINE_FAST_ROWS(ENTRY, PREFIX_FINITE)                                 \
-    static int weight_finite(const rowops_call *c, int64_t n)                  \
+    static int ENTRY##_weight_finite(const rowops_call *c, int64_t n)          \
     {                                                                          \
         int64_t done = 0;                                                      \
         if (!PREFIX_FINITE(c, n, &done))                                       \
@@ -314,8 +314,8 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
                 return 0;                                                      \
         return 1;                                                              \
     }                                                                          \
-    static void fast_rows(const rowops_call *c, int64_t row_begin,             \
-                          int64_t row_end, int stream)                         \
+    static void ENTRY##_rows(const rowops_call *c, int64_t row_begin,          \
+                             int64_t row_end, int stream)                      \
     {                                                                          \
         if (row_begin >= row_end)                                              \
             return;                                                            \
@@ -324,7 +324,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         const rowops_dtype dt = c->x.dtype;                                    \
         /* A non-finite weight makes NaN outputs from finite rows: every       \
          * bfloat16 row then takes the exact path. */                          \
-        if (dt == ROWOPS_BF16 && fused && !weight_finite(c, n)) {              \
+        if (dt == ROWOPS_BF16 && fused && !ENTRY##_weight_finite(c, n)) {      \
             rowops_cpu_strided(c, row_begin, row_end);                         \
             return;                                                            \
         }                                                                      \
@@ -362,11 +362,11 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
     }                                                                          \
     void ENTRY(const rowops_call *c, int64_t row_begin, int64_t row_end)       \
     {                                                                          \
-        fast_rows(c, row_begin, row_end, 0);                                   \
+        ENTRY##_rows(c, row_begin, row_end, 0);                                \
     }                                                                          \
     void ENTRY##_nt(const rowops_call *c, int64_t row_begin, int64_t row_end)  \
     {                                                                          \
-        fast_rows(c, row_begin, row_end, 1);                                   \
+        ENTRY##_rows(c, row_begin, row_end, 1);                                \
     }
 
 #endif
