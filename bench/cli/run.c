@@ -324,7 +324,8 @@ static int measure_ceiling(const opcost_config *cfg, const run_device *dev,
     if ((double)bytes * 2 > 0.5 * dev->gpu.free_bytes)
         bytes = (size_t)(0.25 * dev->gpu.free_bytes);
     c->llc_bytes = (size_t)dev->gpu.l2_bytes;
-    snprintf(c->llc_source, sizeof c->llc_source, "L2 of %s", dev->gpu.name);
+    snprintf(c->llc_source, sizeof c->llc_source, "L2 of %.*s",
+             (int)sizeof dev->gpu.name - 1, dev->gpu.name);
     c->array_bytes = bytes;
     c->trials = 9;
     c->best_kernel = "d2d_copy";
@@ -360,163 +361,222 @@ static void probe_again(const opcost_config *cfg, opcost_ceiling *c,
     opcost_ceiling_merge(c, &again);
 }
 
-/* The run on its settled device: every point, then the results. */
-static int run_on(const opcost_config *cfg, run_device *dev)
-{
-    char err[2048];
+/* ---- the run's phases */
+
+/* One run on its settled device. */
+typedef struct run_state {
+    const opcost_config *cfg;
+    run_device *dev;
     opcost_hostinfo host;
-    opcost_hostinfo_get(&host, OPCOST_SOURCE_DIR);
+    case_list cl;
+    char out_path[4096];
+    opcost_ceiling ceiling;
+    probe_range probes;
+    opcost_journal *journal;
+    run_out out;
+    point_context ctx;
+    int64_t start;
+} run_state;
+
+/* Phase 1: the host, the points, a destination that can be written, the
+ * ceilings, the journal. 0, or the exit status with the reason printed. */
+static int open_run(run_state *st)
+{
+    const opcost_config *cfg = st->cfg;
+    run_device *dev = st->dev;
+    char err[2048];
+    opcost_hostinfo_get(&st->host, OPCOST_SOURCE_DIR);
     if (dev->cuda)
-        snprintf(host.gpu, sizeof host.gpu, "%s", dev->gpu.name);
+        snprintf(st->host.gpu, sizeof st->host.gpu, "%.*s",
+                 (int)sizeof dev->gpu.name - 1, dev->gpu.name);
     if (rowops_bridge_set_threads(cfg->threads, err, sizeof err)) {
         fprintf(stderr, "opcost run: --threads: %s\n", err);
         return 1;
     }
-    case_list cl;
-    if (load_cases(cfg, dev, &cl, err, sizeof err)) {
+    if (load_cases(cfg, dev, &st->cl, err, sizeof err)) {
         fprintf(stderr, "opcost run: %s\n", err);
-        free_cases(&cl);
         return 2; /* bad input */
     }
-    char out_path[4096];
     if (cfg->out)
-        snprintf(out_path, sizeof out_path, "%s", cfg->out);
+        snprintf(st->out_path, sizeof st->out_path, "%s", cfg->out);
     else
-        snprintf(out_path, sizeof out_path, "%s/%s.csv", cfg->results_dir,
-                 host.run_id);
+        snprintf(st->out_path, sizeof st->out_path, "%s/%s.csv",
+                 cfg->results_dir, st->host.run_id);
     /* Refuse an unwritable destination now, not after the run: the
      * results file and its sidecar, regular files or new names only. */
     char side[4096];
     const char *what = cfg->out ? "--out" : "the results file";
-    if (opcost_samples_path(out_path, side, sizeof side, err, sizeof err) ||
-        opcost_output_path_check(what, out_path, err, sizeof err) ||
+    if (opcost_samples_path(st->out_path, side, sizeof side, err, sizeof err) ||
+        opcost_output_path_check(what, st->out_path, err, sizeof err) ||
         opcost_output_path_check(what, side, err, sizeof err)) {
         fprintf(stderr, "opcost run: %s\n", err);
-        free_cases(&cl);
         return 2;
     }
-    opcost_ceiling ceiling;
-    if (measure_ceiling(cfg, dev, &ceiling, err, sizeof err)) {
+    if (measure_ceiling(cfg, dev, &st->ceiling, err, sizeof err)) {
         fprintf(stderr, "opcost run: ceiling probe: %s\n", err);
-        free_cases(&cl);
         return 1;
     }
-    dev->rotate_bytes = ceiling.llc_bytes;
-    const double g0 = ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps;
-    probe_range probes = {g0, g0, 1};
-    opcost_report_header(stdout, cfg, &host, &ceiling,
-                         dev->cuda ? &dev->gpu : NULL, cl.n, out_path);
-    opcost_journal *journal;
-    if (opcost_journal_open(&journal, out_path, err, sizeof err)) {
+    dev->rotate_bytes = st->ceiling.llc_bytes;
+    const double g0 = st->ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps;
+    st->probes = (probe_range){g0, g0, 1};
+    opcost_report_header(stdout, cfg, &st->host, &st->ceiling,
+                         dev->cuda ? &dev->gpu : NULL, st->cl.n, st->out_path);
+    if (opcost_journal_open(&st->journal, st->out_path, err, sizeof err)) {
         fprintf(stderr, "opcost run: %s\n", err);
-        free_cases(&cl);
         return 2;
     }
-    run_out out;
-    memset(&out, 0, sizeof out);
-    const point_context ctx = {cfg, &host, dev, &ceiling};
-    const int64_t start = opcost_now_ns();
+    st->ctx = (point_context){cfg, &st->host, dev, &st->ceiling};
+    st->start = opcost_now_ns();
+    return 0;
+}
+
+/* Phase 2: every point, journaled as it ends; the CPU ceilings probed
+ * again every OPCOST_PROBE_EVERY points. After an interrupt the remaining
+ * points get skipped rows. 0, or 1 when memory ran out. */
+static int measure_points(run_state *st)
+{
+    const case_list *cl = &st->cl;
+    char err[2048];
     int rc = 0;
     const char *distribution = NULL;
     opcost_nvtx_push(OPCOST_NVTX_RUN, "run");
-    for (size_t i = 0; i < cl.n && rc == 0; ++i) {
-        if (cl.cases[i].distribution != distribution) {
+    for (size_t i = 0; i < cl->n && rc == 0; ++i) {
+        if (cl->cases[i].distribution != distribution) {
             if (distribution)
                 opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
-            distribution = cl.cases[i].distribution;
+            distribution = cl->cases[i].distribution;
             opcost_nvtx_push(OPCOST_NVTX_DISTRIBUTION, distribution);
         }
         if (opcost_interrupted()) {
-            /* every remaining point still gets its rows: skipped */
-            if (point_skip(&ctx, &cl.cases[i],
+            if (point_skip(&st->ctx, &cl->cases[i],
                            "run interrupted (SIGINT or SIGTERM) before this "
                            "point: not measured",
-                           &out))
+                           &st->out))
                 rc = 1;
             continue;
         }
-        if (point_measure(&ctx, &cl.cases[i], (int64_t)i, &out, err,
+        if (point_measure(&st->ctx, &cl->cases[i], (int64_t)i, &st->out, err,
                           sizeof err)) {
             fprintf(stderr, "\nopcost run: %s\n", err);
             rc = 1;
         }
-        opcost_journal_add(journal, out.rows, out.nrows, out.samples,
-                           out.nsamples);
-        if (!dev->cuda && (i + 1) % OPCOST_PROBE_EVERY == 0 && i + 1 < cl.n &&
-            !opcost_interrupted())
-            probe_again(cfg, &ceiling, &probes, "during the run");
-        opcost_report_progress(stderr, i + 1, cl.n,
-                               opcost_seconds_since(start));
+        opcost_journal_add(st->journal, st->out.rows, st->out.nrows,
+                           st->out.samples, st->out.nsamples);
+        if (!st->dev->cuda && (i + 1) % OPCOST_PROBE_EVERY == 0 &&
+            i + 1 < cl->n && !opcost_interrupted())
+            probe_again(st->cfg, &st->ceiling, &st->probes, "during the run");
+        opcost_report_progress(stderr, i + 1, cl->n,
+                               opcost_seconds_since(st->start));
     }
     if (distribution)
         opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
     opcost_nvtx_pop(OPCOST_NVTX_RUN);
     if (isatty(fileno(stderr)))
         fputc('\n', stderr);
+    return rc;
+}
+
+/* Phase 3 (after a complete run): the run-to-run noise from points
+ * measured again, the ceilings probed once more and every row divided by
+ * the best of all probes, each interval widened to the noise. */
+static void settle_rows(run_state *st, int complete)
+{
+    const opcost_config *cfg = st->cfg;
+    run_out *out = &st->out;
     size_t noise_points = 0, noise_pairs = 0;
     double noise = NAN;
-    if (rc == 0 && !opcost_interrupted() && replicate_count(cfg, cl.n) > 0) {
+    if (complete && !opcost_interrupted() &&
+        replicate_count(cfg, st->cl.n) > 0) {
         opcost_nvtx_push(OPCOST_NVTX_RUN, "run noise");
-        noise_pairs = measure_run_noise(&ctx, &cl, &out, &noise_points, &noise);
+        noise_pairs =
+            measure_run_noise(&st->ctx, &st->cl, out, &noise_points, &noise);
         opcost_nvtx_pop(OPCOST_NVTX_RUN);
     }
-    /* the ceilings again at the end, then every row divided by the best
-     * of all the run's probes */
-    if (!dev->cuda) {
+    if (!st->dev->cuda) {
+        const probe_range *p = &st->probes;
         if (!opcost_interrupted())
-            probe_again(cfg, &ceiling, &probes, "at the end");
-        for (size_t r = 0; r < out.nrows; ++r)
-            point_set_ceiling(&out.rows[r], &ceiling, 0);
+            probe_again(cfg, &st->ceiling, &st->probes, "at the end");
+        for (size_t r = 0; r < out->nrows; ++r)
+            point_set_ceiling(&out->rows[r], &st->ceiling, 0);
         printf("ceilings: %d probes over the run, dram fused from %.1f to "
                "%.1f GB/s (%+.0f %%: the host's drift); rows divide by the "
                "best, dram rows %.1f, fused %.1f GB/s\n",
-               probes.n, probes.lo, probes.hi,
-               100 * (probes.hi / probes.lo - 1),
-               ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_ROWS].gbps,
-               ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps);
+               p->n, p->lo, p->hi, 100 * (p->hi / p->lo - 1),
+               st->ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_ROWS].gbps,
+               st->ceiling.mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps);
     }
-    if (noise_points) {
-        apply_run_noise(&out, noise);
-        if (isnan(noise))
-            printf("run-to-run noise: not known (%zu rows of %zu points "
-                   "measured again, %d needed); intervals from the "
-                   "repetitions alone\n",
-                   noise_pairs, noise_points, OPCOST_RUN_NOISE_MIN_PAIRS);
-        else
-            printf("run-to-run noise: 95 %% of the rows of %zu points "
-                   "measured again at the end (%zu pairs) moved by less than "
-                   "x%.3f (run_noise_rel %.3f); every interval is at least "
-                   "+%.1f %%\n",
-                   noise_points, noise_pairs, exp(noise), noise,
-                   100 * expm1(noise));
-    }
-    opcost_journal_hold(journal);
-    if (opcost_results_write(out_path, out.rows, out.nrows, err, sizeof err)) {
-        /* never lose a run: fall back to the temporary directory */
+    if (!noise_points)
+        return;
+    apply_run_noise(out, noise);
+    if (isnan(noise))
+        printf("run-to-run noise: not known (%zu rows of %zu points "
+               "measured again, %d needed); intervals from the "
+               "repetitions alone\n",
+               noise_pairs, noise_points, OPCOST_RUN_NOISE_MIN_PAIRS);
+    else
+        printf("run-to-run noise: 95 %% of the rows of %zu points "
+               "measured again at the end (%zu pairs) moved by less than "
+               "x%.3f (run_noise_rel %.3f); every interval is at least "
+               "+%.1f %%\n",
+               noise_points, noise_pairs, exp(noise), noise,
+               100 * expm1(noise));
+}
+
+/* Phase 4: the results and their samples written (never lost: the
+ * temporary directory when the destination fails), the journal closed,
+ * the summary. Returns rc, or 1 when writing failed. */
+static int write_run(run_state *st, int rc)
+{
+    run_out *out = &st->out;
+    char err[2048];
+    opcost_journal_hold(st->journal);
+    if (opcost_results_write(st->out_path, out->rows, out->nrows, err,
+                             sizeof err)) {
         fprintf(stderr, "opcost run: %s\n", err);
-        snprintf(out_path, sizeof out_path, "/tmp/opcost-%s.csv", host.run_id);
-        fprintf(stderr, "opcost run: writing %s instead\n", out_path);
+        snprintf(st->out_path, sizeof st->out_path, "/tmp/opcost-%s.csv",
+                 st->host.run_id);
+        fprintf(stderr, "opcost run: writing %s instead\n", st->out_path);
         rc = 1;
-        if (opcost_results_write(out_path, out.rows, out.nrows, err,
+        if (opcost_results_write(st->out_path, out->rows, out->nrows, err,
                                  sizeof err))
             fprintf(stderr, "opcost run: %s\n", err);
     }
-    if (opcost_samples_write(out_path, out.rows, out.nrows, out.samples,
-                             out.nsamples, err, sizeof err)) {
+    if (opcost_samples_write(st->out_path, out->rows, out->nrows, out->samples,
+                             out->nsamples, err, sizeof err)) {
         fprintf(stderr, "opcost run: raw samples: %s\n", err);
         rc = 1;
     }
-    const int interrupted = opcost_interrupted();
-    opcost_journal_close(journal);
-    if (rc == 0 || out.nrows) {
-        opcost_report_summary(stdout, out.rows, out.nrows);
-        printf("\n%zu rows written to %s (%.1f s)\n", out.nrows, out_path,
-               opcost_seconds_since(start));
+    opcost_journal_close(st->journal);
+    st->journal = NULL;
+    if (rc == 0 || out->nrows) {
+        opcost_report_summary(stdout, out->rows, out->nrows);
+        printf("\n%zu rows written to %s (%.1f s)\n", out->nrows, st->out_path,
+               opcost_seconds_since(st->start));
     }
-    free(out.rows);
-    free(out.samples);
-    free_cases(&cl);
-    return rc || interrupted;
+    return rc;
+}
+
+/* The run on its settled device: every point, then the results. */
+static int run_on(const opcost_config *cfg, run_device *dev)
+{
+    run_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        fprintf(stderr, "opcost run: out of memory\n");
+        return 1;
+    }
+    st->cfg = cfg;
+    st->dev = dev;
+    int rc = open_run(st);
+    if (rc == 0) {
+        rc = measure_points(st);
+        settle_rows(st, rc == 0);
+        rc = write_run(st, rc) || opcost_interrupted();
+    }
+    free(st->out.rows);
+    free(st->out.samples);
+    free_cases(&st->cl);
+    free(st);
+    return rc;
 }
 
 int opcost_run(const opcost_config *given)
