@@ -868,7 +868,19 @@ static void usage(FILE *f)
             "that cannot be written).\n");
 }
 
-int opcost_compare_main(int argc, char **argv)
+/* What `opcost compare` was asked. */
+typedef struct compare_request {
+    double threshold, alpha;
+    const char *variants, *csv, *gates_out;
+    int force, gated, no_samples;
+    char va[128], vb[128];   /* --variants A,B */
+    const char *base, *next; /* the files: BASE NEW, or RUN (base) alone */
+} compare_request;
+
+/* Parses the command line into q. *done = 0: go on and compare; else
+ * the return value is the exit status (0 after --help; 2 for bad input,
+ * the reason printed). */
+static int parse_compare(int argc, char **argv, compare_request *q, int *done)
 {
     static const struct option opts[] = {
         {"threshold", required_argument, NULL, 't'},
@@ -881,17 +893,18 @@ int opcost_compare_main(int argc, char **argv)
         {"no-samples", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    double threshold = 0.05, alpha = 0.05;
-    const char *variants = NULL, *csv = NULL, *gates_out = NULL;
-    int force = 0, gated = 0, no_samples = 0, ch;
+    memset(q, 0, sizeof *q);
+    q->threshold = q->alpha = 0.05;
+    *done = 1;
+    int ch;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         char *end;
         switch (ch) {
         case 't':
-            threshold = strtod(optarg, &end);
-            if (*end || !(threshold >= 0 && threshold < 10)) {
+            q->threshold = strtod(optarg, &end);
+            if (*end || !(q->threshold >= 0 && q->threshold < 10)) {
                 fprintf(stderr,
                         "opcost compare: --threshold: must be a "
                         "fraction in 0..10, got '%s'\n",
@@ -900,8 +913,8 @@ int opcost_compare_main(int argc, char **argv)
             }
             break;
         case 'a':
-            alpha = strtod(optarg, &end);
-            if (*end || !(alpha > 0 && alpha < 1)) {
+            q->alpha = strtod(optarg, &end);
+            if (*end || !(q->alpha > 0 && q->alpha < 1)) {
                 fprintf(stderr,
                         "opcost compare: --alpha: must be in (0, 1), "
                         "got '%s'\n",
@@ -909,12 +922,12 @@ int opcost_compare_main(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'v': variants = optarg; break;
-        case 'g': gated = 1; break;
-        case 'G': gates_out = optarg; break;
-        case 'c': csv = optarg; break;
-        case 'f': force = 1; break;
-        case 'n': no_samples = 1; break;
+        case 'v': q->variants = optarg; break;
+        case 'g': q->gated = 1; break;
+        case 'G': q->gates_out = optarg; break;
+        case 'c': q->csv = optarg; break;
+        case 'f': q->force = 1; break;
+        case 'n': q->no_samples = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr,
@@ -926,105 +939,124 @@ int opcost_compare_main(int argc, char **argv)
         }
     }
     const int nfiles = argc - optind;
-    char va[128] = "", vb[128] = "";
-    if (variants) {
-        const char *comma = strchr(variants, ',');
-        if (!comma || comma == variants || !comma[1] ||
-            strchr(comma + 1, ',') || (size_t)(comma - variants) >= sizeof va) {
+    if (q->variants) {
+        const char *v = q->variants, *comma = strchr(v, ',');
+        if (!comma || comma == v || !comma[1] || strchr(comma + 1, ',') ||
+            (size_t)(comma - v) >= sizeof q->va) {
             fprintf(stderr,
                     "opcost compare: --variants: must be two "
                     "variant names A,B, got '%s'\n",
-                    variants);
+                    v);
             return 2;
         }
-        snprintf(va, sizeof va, "%.*s", (int)(comma - variants), variants);
-        snprintf(vb, sizeof vb, "%s", comma + 1);
+        snprintf(q->va, sizeof q->va, "%.*s", (int)(comma - v), v);
+        snprintf(q->vb, sizeof q->vb, "%s", comma + 1);
     }
-    if (nfiles != (variants ? 1 : 2)) {
+    if (nfiles != (q->variants ? 1 : 2)) {
         fprintf(stderr, "opcost compare: expected %s, got %d file%s\n",
-                variants ? "one RUN.csv with --variants" : "BASE.csv NEW.csv",
+                q->variants ? "one RUN.csv with --variants"
+                            : "BASE.csv NEW.csv",
                 nfiles, nfiles == 1 ? "" : "s");
         return 2;
     }
-    char err[1024];
-    if (gates_out && !gated) {
+    if (q->gates_out && !q->gated) {
         fprintf(stderr, "opcost compare: --gates-out: needs --gate (the "
                         "verdicts it appends are the gate's)\n");
         return 2;
     }
     /* outputs first: a result that could not be written is no result */
-    if ((csv && opcost_output_path_check("--csv", csv, err, sizeof err)) ||
-        (gates_out &&
-         opcost_output_path_check("--gates-out", gates_out, err, sizeof err))) {
+    char err[1024];
+    if ((q->csv &&
+         opcost_output_path_check("--csv", q->csv, err, sizeof err)) ||
+        (q->gates_out && opcost_output_path_check("--gates-out", q->gates_out,
+                                                  err, sizeof err))) {
         fprintf(stderr, "opcost compare: %s\n", err);
         return 2;
     }
-    run a, b;
-    if (load(&a, argv[optind], no_samples, err, sizeof err)) {
-        fprintf(stderr, "opcost compare: %s\n", err);
-        unload(&a);
-        return 2;
-    }
-    if (!variants && load(&b, argv[optind + 1], no_samples, err, sizeof err)) {
-        fprintf(stderr, "opcost compare: %s\n", err);
-        unload(&a);
-        unload(&b);
-        return 2;
-    }
-    const run *rb = &a, *rn = variants ? &a : &b;
-    if (!variants && !force && foreign(rb, rn, err, sizeof err)) {
-        fprintf(stderr,
-                "opcost compare: refusing to compare: %s (use "
-                "--force)\n",
-                err);
-        unload(&a);
-        unload(&b);
-        return 2;
-    }
+    q->base = argv[optind];
+    q->next = q->variants ? NULL : argv[optind + 1];
+    *done = 0;
+    return 0;
+}
+
+/* Pairs, tests and reports the rows of the two runs (or the two variants
+ * of one run); the exit status. */
+static int compare(const compare_request *q, const run *rb, const run *rn)
+{
     /* pair rows: the k-th base row of a configuration with the k-th new */
     pair *p = calloc(rb->n + rn->n + 1, sizeof *p);
-    const long npl = p ? make_pairs(p, rb, rn, variants ? va : NULL, vb) : -1;
+    const long npl =
+        p ? make_pairs(p, rb, rn, q->variants ? q->va : NULL, q->vb) : -1;
     if (npl < 0) {
         fprintf(stderr, "opcost compare: out of memory (pairs)\n");
         free(p);
-        unload(&a);
-        if (!variants)
-            unload(&b);
         return 2;
     }
     const size_t np = (size_t)npl;
-    if (variants && np == 0) {
+    if (q->variants && np == 0) {
         fprintf(stderr,
                 "opcost compare: --variants: %s has no kernel rows "
                 "of variant '%s' or '%s' (run with --variants %s,%s)\n",
-                argv[optind], va, vb, va, vb);
+                q->base, q->va, q->vb, q->va, q->vb);
         free(p);
-        unload(&a);
         return 2;
     }
     for (size_t i = 0; i < np; ++i)
         test_pair(&p[i]);
-    const between_noise bn = decide(p, np, alpha, threshold);
-    if (variants)
-        printf("opcost compare: kernel variant %s against %s in %s\n", vb, va,
-               argv[optind]);
+    const between_noise bn = decide(p, np, q->alpha, q->threshold);
+    if (q->variants)
+        printf("opcost compare: kernel variant %s against %s in %s\n", q->vb,
+               q->va, q->base);
     else
-        printf("opcost compare: %s against %s\n", argv[optind + 1],
-               argv[optind]);
-    report(stdout, p, np, alpha, threshold, bn);
+        printf("opcost compare: %s against %s\n", q->next, q->base);
+    report(stdout, p, np, q->alpha, q->threshold, bn);
     int rc = 0;
-    for (size_t i = 0; i < np && !gated; ++i)
+    for (size_t i = 0; i < np && !q->gated; ++i)
         if (!strcmp(p[i].verdict, "slower"))
             rc = 1;
-    if (gated)
-        rc = gate(p, np, alpha, threshold, gates_out, stdout);
-    if (csv && write_csv(csv, p, np, err, sizeof err)) {
+    if (q->gated)
+        rc = gate(p, np, q->alpha, q->threshold, q->gates_out, stdout);
+    char err[1024];
+    if (q->csv && write_csv(q->csv, p, np, err, sizeof err)) {
         fprintf(stderr, "opcost compare: %s\n", err);
         rc = 2;
     }
     free(p);
+    return rc;
+}
+
+int opcost_compare_main(int argc, char **argv)
+{
+    compare_request q;
+    int done;
+    const int status = parse_compare(argc, argv, &q, &done);
+    if (done)
+        return status;
+    char err[1024];
+    run a, b;
+    if (load(&a, q.base, q.no_samples, err, sizeof err)) {
+        fprintf(stderr, "opcost compare: %s\n", err);
+        unload(&a);
+        return 2;
+    }
+    if (q.next && load(&b, q.next, q.no_samples, err, sizeof err)) {
+        fprintf(stderr, "opcost compare: %s\n", err);
+        unload(&a);
+        unload(&b);
+        return 2;
+    }
+    int rc;
+    if (q.next && !q.force && foreign(&a, &b, err, sizeof err)) {
+        fprintf(stderr,
+                "opcost compare: refusing to compare: %s (use "
+                "--force)\n",
+                err);
+        rc = 2;
+    } else {
+        rc = compare(&q, &a, q.next ? &b : &a);
+    }
     unload(&a);
-    if (!variants)
+    if (q.next)
         unload(&b);
     return rc;
 }
