@@ -290,7 +290,19 @@ static int parse_kinds(const char *list, int *want)
     }
 }
 
-int opcost_plot_main(int argc, char **argv)
+/* What `opcost plot` was asked: the builders' options in in, the kinds
+ * wanted (named: by --kind), the output folder. */
+typedef struct plot_request {
+    opcost_plot_input in;
+    const char *out_dir;
+    int want[NKINDS], named, table;
+    const char *csv; /* NULL: none (history alone) */
+} plot_request;
+
+/* Parses the command line into q. *done = 0: go on and draw; else the
+ * return value is the exit status (0 after --help; 2 for bad input, the
+ * reason printed). */
+static int parse_plot(int argc, char **argv, plot_request *q, int *done)
 {
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'},
@@ -303,18 +315,18 @@ int opcost_plot_main(int argc, char **argv)
         {"table", no_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    opcost_plot_input in;
-    memset(&in, 0, sizeof in);
-    in.history_dir = "results/history";
-    const char *out_dir = NULL;
-    int want[NKINDS] = {0}, named = 0, table = 0, ch;
+    memset(q, 0, sizeof *q);
+    opcost_plot_input *in = &q->in;
+    in->history_dir = "results/history";
+    *done = 1;
+    int ch;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (ch) {
-        case 'o': out_dir = optarg; break;
+        case 'o': q->out_dir = optarg; break;
         case 'k':
-            if (parse_kinds(optarg, want)) {
+            if (parse_kinds(optarg, q->want)) {
                 char names[512];
                 kind_names(names, sizeof names);
                 fprintf(stderr,
@@ -323,14 +335,14 @@ int opcost_plot_main(int argc, char **argv)
                         names, optarg);
                 return 2;
             }
-            named = 1;
+            q->named = 1;
             break;
-        case 'b': in.baseline = optarg; break;
-        case 'd': in.distribution = optarg; break;
-        case 't': in.dtype = optarg; break;
-        case 'l': in.layout = optarg; break;
-        case 'H': in.history_dir = optarg; break;
-        case 'T': table = 1; break;
+        case 'b': in->baseline = optarg; break;
+        case 'd': in->distribution = optarg; break;
+        case 't': in->dtype = optarg; break;
+        case 'l': in->layout = optarg; break;
+        case 'H': in->history_dir = optarg; break;
+        case 'T': q->table = 1; break;
         case 'h': usage(stdout); return 0;
         case ':':
             fprintf(stderr, "opcost plot: %s: needs a value\n",
@@ -344,17 +356,17 @@ int opcost_plot_main(int argc, char **argv)
             return 2;
         }
     }
-    if ((out_dir && !*out_dir) || !*in.history_dir) {
+    if ((q->out_dir && !*q->out_dir) || !*in->history_dir) {
         fprintf(stderr, "opcost plot: --%s: must be a directory, got ''\n",
-                out_dir && !*out_dir ? "out" : "history");
+                q->out_dir && !*q->out_dir ? "out" : "history");
         return 2;
     }
-    if (!named)
+    if (!q->named)
         for (int k = 0; k < NKINDS; ++k)
-            want[k] = 1;
+            q->want[k] = 1;
     int needs_run = 0; /* a wanted kind draws from RESULTS.csv */
     for (int k = 0; k < NKINDS; ++k)
-        needs_run |= want[k] && kinds[k].needs_run;
+        needs_run |= q->want[k] && kinds[k].needs_run;
     const int nfiles = argc - optind;
     if (nfiles > 1 || (nfiles == 0 && needs_run)) {
         fprintf(stderr,
@@ -363,12 +375,28 @@ int opcost_plot_main(int argc, char **argv)
                 nfiles);
         return 2;
     }
+    q->csv = nfiles ? argv[optind] : NULL;
+    *done = 0;
+    return 0;
+}
+
+int opcost_plot_main(int argc, char **argv)
+{
+    plot_request q;
+    int done;
+    const int status = parse_plot(argc, argv, &q, &done);
+    if (done)
+        return status;
+    opcost_plot_input in = q.in;
+    const char *out_dir = q.out_dir;
+    const int *want = q.want, named = q.named, table = q.table;
+    const int nfiles = q.csv != NULL;
     char err[4096];
     opcost_result *rows = NULL;
     opcost_sample *samples = NULL;
     size_t nrows = 0, nsamples = 0;
     if (nfiles) {
-        in.csv_path = argv[optind];
+        in.csv_path = q.csv;
         char side[4096];
         if (opcost_results_read(in.csv_path, &rows, &nrows, err, sizeof err)) {
             fprintf(stderr, "opcost plot: RESULTS.csv: %s\n", err);
