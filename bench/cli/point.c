@@ -401,29 +401,25 @@ static void start_slot(point *pt, path_slot *s, opcost_result *row)
     }
     opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
     const int prep = s->run.path->prepare(&s->run, why, wl);
+    int ver = 0;
+    double first_us = 0;
+    if (prep == 0) {
+        opcost_nvtx_push(OPCOST_NVTX_PHASE, "verify");
+        ver = verify_path(&s->run, why, wl, &first_us);
+        opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+    }
+    /* what the path ran, as prepare and verify reported it */
     snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
              s->run.dispatch_path);
-    if (prep) {
+    const double warmup = cfg->quick ? 0.001 : 0.005;
+    if (prep)
         set_status(row, prep > 0 ? OPCOST_STATUS_SKIPPED : OPCOST_STATUS_ERROR,
                    why);
-        opcost_nvtx_pop(OPCOST_NVTX_PATH);
-        return;
-    }
-    double first_us;
-    opcost_nvtx_push(OPCOST_NVTX_PHASE, "verify");
-    const int ver = verify_path(&s->run, why, wl, &first_us);
-    opcost_nvtx_pop(OPCOST_NVTX_PHASE);
-    snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
-             s->run.dispatch_path);
-    if (ver) {
+    else if (ver)
         set_status(row, ver > 0 ? OPCOST_STATUS_WRONG : OPCOST_STATUS_ERROR,
                    why);
-        opcost_nvtx_pop(OPCOST_NVTX_PATH);
-        return;
-    }
-    const double warmup = cfg->quick ? 0.001 : 0.005;
-    if (opcost_timing_begin(&s->timer, &s->run, OPCOST_TIME_RUN,
-                            cfg->target_sample_us, warmup, first_us))
+    else if (opcost_timing_begin(&s->timer, &s->run, OPCOST_TIME_RUN,
+                                 cfg->target_sample_us, warmup, first_us))
         set_status(row, OPCOST_STATUS_ERROR, s->timer.error);
     else
         s->timing = 1;
