@@ -129,12 +129,10 @@ const char *rowops_bridge_torch_version(void)
 
 int rowops_bridge_set_threads(int threads, char *err, size_t err_len)
 {
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         at::set_num_threads(threads);
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 }
 
 int rowops_bridge_get_threads(void)
@@ -175,7 +173,7 @@ int rowops_bridge_call(rowops_bridge_route route, rowops_op o,
                        rowops_bridge_tensor *weight, double eps,
                        rowops_bridge_result *res, char *err, size_t err_len)
 {
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         TORCH_CHECK(x, "rowops_bridge_call: x must not be NULL");
         TORCH_CHECK(o == ROWOPS_OP_RMS_NORM_ROWS || (residual && weight),
                     "rowops_bridge_call: fused_add_rms_norm needs residual "
@@ -196,23 +194,19 @@ int rowops_bridge_call(rowops_bridge_route route, rowops_op o,
                         static_cast<int>(route));
         }
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 }
 
 int rowops_bridge_contiguous(rowops_bridge_tensor *t, rowops_bridge_result *res,
                              char *err, size_t err_len)
 {
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         // clone(): a fresh contiguous copy even when t already is one, so
         // the timing always includes the copy it stands for.
         set_output(res, 0, t->t.clone(at::MemoryFormat::Contiguous));
         res->count = 1;
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 }
 
 void rowops_bridge_result_clear(rowops_bridge_result *res)

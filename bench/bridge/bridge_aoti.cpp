@@ -34,7 +34,7 @@ int rowops_bridge_aoti_run(rowops_bridge_aoti *m,
                            rowops_bridge_tensor *const *inputs, int n,
                            rowops_bridge_result *res, char *err, size_t err_len)
 {
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         std::vector<at::Tensor> in;
         in.reserve(static_cast<size_t>(n));
         for (int i = 0; i < n; ++i)
@@ -49,9 +49,7 @@ int rowops_bridge_aoti_run(rowops_bridge_aoti *m,
                                       std::move(out[i]));
         res->count = static_cast<int>(out.size());
         return 0;
-    } catch (const std::exception &e) {
-        return rowops::bridge_fail(err, err_len, e.what());
-    }
+    });
 }
 
 void rowops_bridge_aoti_release(rowops_bridge_aoti *m)

@@ -71,7 +71,7 @@ int rowops_bridge_cuda_info(rowops_bridge_cuda_device *info, char *err,
 {
     *info = rowops_bridge_cuda_device{};
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         // throws with torch's reason (no driver, no device) when none
         c10::cuda::device_count_ensure_non_zero();
         const int dev = c10::cuda::current_device();
@@ -86,9 +86,7 @@ int rowops_bridge_cuda_info(rowops_bridge_cuda_device *info, char *err,
         info->free_bytes = static_cast<double>(free_b);
         info->total_bytes = static_cast<double>(total_b);
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     return fail(err, err_len,
                 "this build has no CUDA (nvcc was not found at build time)");
@@ -125,7 +123,7 @@ int rowops_bridge_cuda_copy(void *dst, const void *src, size_t bytes,
                             rowops_bridge_copy kind, char *err, size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         const cudaMemcpyKind k =
             kind == ROWOPS_BRIDGE_TO_DEVICE ? cudaMemcpyHostToDevice
             : kind == ROWOPS_BRIDGE_TO_HOST ? cudaMemcpyDeviceToHost
@@ -133,9 +131,7 @@ int rowops_bridge_cuda_copy(void *dst, const void *src, size_t bytes,
         check(cudaMemcpyAsync(dst, src, bytes, k, stream()), "cudaMemcpyAsync");
         check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     (void)dst, (void)src, (void)bytes, (void)kind;
     return fail(err, err_len, "this build has no CUDA");
@@ -146,13 +142,11 @@ int rowops_bridge_cuda_memset(void *p, int value, size_t bytes, char *err,
                               size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         check(cudaMemsetAsync(p, value, bytes, stream()), "cudaMemsetAsync");
         check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     (void)p, (void)value, (void)bytes;
     return fail(err, err_len, "this build has no CUDA");
@@ -162,12 +156,10 @@ int rowops_bridge_cuda_memset(void *p, int value, size_t bytes, char *err,
 int rowops_bridge_cuda_sync(char *err, size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     return fail(err, err_len, "this build has no CUDA");
 #endif
@@ -176,14 +168,12 @@ int rowops_bridge_cuda_sync(char *err, size_t err_len)
 int rowops_bridge_cuda_timer_start(char *err, size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         if (!timer)
             timer = std::make_unique<timer_events>();
         timer->start.record(at::cuda::getCurrentCUDAStream());
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     return fail(err, err_len, "this build has no CUDA");
 #endif
@@ -192,15 +182,13 @@ int rowops_bridge_cuda_timer_start(char *err, size_t err_len)
 int rowops_bridge_cuda_timer_stop(double *ms, char *err, size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         TORCH_CHECK(timer, "rowops_bridge_cuda_timer_stop: not started");
         timer->stop.record(at::cuda::getCurrentCUDAStream());
         timer->stop.synchronize();
         *ms = timer->start.elapsed_time(timer->stop);
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     (void)ms;
     return fail(err, err_len, "this build has no CUDA");
@@ -211,7 +199,7 @@ int rowops_bridge_cuda_kernel(rowops_impl impl, const rowops_call *call,
                               char *err, size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         TORCH_CHECK(impl == ROWOPS_IMPL_CUDA_FAST ||
                         impl == ROWOPS_IMPL_CUDA_STRIDED,
                     "rowops_bridge_cuda_kernel: ", rowops_impl_name(impl),
@@ -227,9 +215,7 @@ int rowops_bridge_cuda_kernel(rowops_impl impl, const rowops_call *call,
                   : "rowops: CUDA kernel launch failed: ",
             cudaGetErrorString(static_cast<cudaError_t>(e < 0 ? -e : e)));
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     (void)impl, (void)call;
     return fail(err, err_len, "this build has no CUDA");
@@ -240,7 +226,7 @@ int rowops_bridge_cuda_copy_gbps(size_t bytes, int trials, double *gbps,
                                  char *err, size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         // A device-to-device copy of `bytes`, counting bytes read plus
         // written, best of `trials`: the device's memory ceiling.
         const auto opts =
@@ -263,9 +249,7 @@ int rowops_bridge_cuda_copy_gbps(size_t bytes, int trials, double *gbps,
         }
         *gbps = best;
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     (void)bytes, (void)trials, (void)gbps;
     return fail(err, err_len, "this build has no CUDA");
@@ -321,12 +305,10 @@ int rowops_bridge_graph_replay(rowops_bridge_graph *g, char *err,
                                size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         g->graph.replay();
         return 0;
-    } catch (const std::exception &e) {
-        return fail(err, err_len, e.what());
-    }
+    });
 #else
     (void)g;
     return fail(err, err_len, "this build has no CUDA");

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <exception>
 
 struct rowops_bridge_tensor {
     at::Tensor t;
@@ -34,6 +35,17 @@ inline int bridge_fail(char *err, size_t len, const char *what)
         std::snprintf(err, len, "%.*s", static_cast<int>(n), what);
     }
     return -1;
+}
+
+// Runs f (which returns 0 or -1), an exception becoming -1 with its
+// message in err: every int-returning bridge function is one of these.
+template <typename F> int bridge_guard(char *err, size_t len, F &&f)
+{
+    try {
+        return f();
+    } catch (const std::exception &e) {
+        return bridge_fail(err, len, e.what());
+    }
 }
 
 } // namespace rowops

@@ -100,7 +100,7 @@ extern "C" {
 int rowops_bridge_trace_start(rowops_bridge_range_fn fn, void *ctx, char *err,
                               size_t err_len)
 {
-    try {
+    return rowops::bridge_guard(err, err_len, [&] {
         tracer &t = the_tracer;
         TORCH_CHECK(fn, "rowops_bridge_trace_start: fn must not be NULL");
         TORCH_CHECK(!t.active, "rowops_bridge_trace_start: already tracing");
@@ -117,9 +117,7 @@ int rowops_bridge_trace_start(rowops_bridge_range_fn fn, void *ctx, char *err,
                     {at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE}));
         t.active = true;
         return 0;
-    } catch (const std::exception &e) {
-        return rowops::bridge_fail(err, err_len, e.what());
-    }
+    });
 }
 
 void rowops_bridge_trace_stop(void)
