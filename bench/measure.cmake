@@ -18,6 +18,7 @@ target_link_libraries(opcost_analysis PUBLIC opcost_shapes m rowops_kernels)
 # bench/measure/: the torch-free core of measurement (ceilings,
 # attribution); the rest of measure/ needs the bridge (driver.cmake).
 add_library(opcost_measure STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/measure/buffer.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/ceiling.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/attribution.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/scope_kind.c)

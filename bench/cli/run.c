@@ -333,12 +333,13 @@ static int measure_ceiling(const opcost_config *cfg, const run_device *dev,
                                         len);
 }
 
-/* The CPU ceilings are probed again every OPCOST_PROBE_EVERY points and
+/* The CPU ceilings are probed again during the run (opcost_probe_due) and
  * at the end; each row divides by the best of all probes. The host's
  * bandwidth moves under a run (other tenants: here 41.5 GB/s at one run's
  * start, 67.3 at its end), and a row measured in a fast moment beat
- * probes taken only at the start and the end (frac_of_peak 1.06). */
-#define OPCOST_PROBE_EVERY 8
+ * probes taken only at the start and the end (frac_of_peak 1.06; in an
+ * 8-point run of DRAM-bound shapes, 1.17 while probes came every 8
+ * points, i.e. never during it). */
 
 typedef struct probe_range {
     double lo, hi; /* the DRAM fused figure's range over the probes */
@@ -431,7 +432,7 @@ static int open_run(run_state *st)
 }
 
 /* Phase 2: every point, journaled as it ends; the CPU ceilings probed
- * again every OPCOST_PROBE_EVERY points. After an interrupt the remaining
+ * again as opcost_probe_due says. After an interrupt the remaining
  * points get skipped rows. 0, or 1 when memory ran out. */
 static int measure_points(run_state *st)
 {
@@ -462,8 +463,8 @@ static int measure_points(run_state *st)
         }
         opcost_journal_add(st->journal, st->out.rows, st->out.nrows,
                            st->out.samples, st->out.nsamples);
-        if (!st->dev->cuda && (i + 1) % OPCOST_PROBE_EVERY == 0 &&
-            i + 1 < cl->n && !opcost_interrupted())
+        if (!st->dev->cuda && opcost_probe_due(i + 1, cl->n) &&
+            !opcost_interrupted())
             probe_again(st->cfg, &st->ceiling, &st->probes, "during the run");
         opcost_report_progress(stderr, i + 1, cl->n,
                                opcost_seconds_since(st->start));

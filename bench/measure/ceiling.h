@@ -107,6 +107,14 @@ typedef struct opcost_ceiling {
  * and the best figure become the better of the two. */
 void opcost_ceiling_merge(opcost_ceiling *c, const opcost_ceiling *other);
 
+/* Whether a run of npoints probes the ceilings again after its done-th
+ * point (1-based; the last point is followed by the end's probe anyway):
+ * every OPCOST_PROBE_EVERY_MAX points, and in shorter runs every quarter
+ * of the run (at least every point), so that a run of a few long
+ * DRAM-bound points still samples the host's bandwidth while it runs. */
+#define OPCOST_PROBE_EVERY_MAX 8
+int opcost_probe_due(size_t done, size_t npoints);
+
 /* The ceiling of a row: its op's mix at the level its working set (the
  * bytes one call touches) falls into, or DRAM when the row is cold (its
  * data is not in any cache when a call starts). *level is set. NULL when

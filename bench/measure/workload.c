@@ -1,6 +1,5 @@
-/* madvise(MADV_HUGEPAGE) is Linux-specific: beyond _POSIX_C_SOURCE */
-#define _DEFAULT_SOURCE
 #include "workload.h"
+#include "buffer.h"
 #include "rowops_bridge.h"
 #include "rowops_elem.h"
 
@@ -8,28 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define ALIGN 64
-
-/* A buffer of a point: 2 MiB-aligned and, from 2 MiB on, backed by
- * transparent huge pages where the kernel offers them (madvise mode):
- * with 4 KiB pages the physical frames, and with them the cache sets a
- * buffer maps to, differ from process to process, a difference between
- * runs that repetitions within one run never see. */
-void *opcost_buffer_alloc(size_t bytes)
-{
-    const size_t huge = (size_t)2 << 20;
-    void *p = NULL;
-    if (bytes < huge)
-        return aligned_alloc(ALIGN, (bytes + ALIGN - 1) / ALIGN * ALIGN);
-    if (posix_memalign(&p, huge, (bytes + huge - 1) / huge * huge))
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE);
-#endif
-    return p;
-}
 
 /* Sets filled with their own random values; the others copy one of
  * them (random filling of a 4 x LLC rotation cost ~0.5 s a point). */

@@ -12,6 +12,7 @@
 #ifndef OPCOST_WORKLOAD_H
 #define OPCOST_WORKLOAD_H
 
+#include "buffer.h"
 #include "results_csv.h"
 #include "rowops.h"
 #include "shape_file.h"
@@ -106,10 +107,6 @@ void opcost_workload_poison_outputs(opcost_workload *w);
 /* The fewest bytes the op must move: each input read once, each output
  * written once (x, residual, weight; out, residual_out, rstd). */
 int64_t opcost_case_bytes(const opcost_case *c);
-
-/* A point's buffer (free() it): 64-byte aligned, and from 2 MiB on
- * 2 MiB-aligned and advised to use transparent huge pages. */
-void *opcost_buffer_alloc(size_t bytes);
 
 /* Descriptor of a contiguous [rows, n] tensor at data. */
 rowops_tensor opcost_contiguous(void *data, rowops_dtype dtype, int64_t rows,

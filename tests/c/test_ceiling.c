@@ -1,6 +1,7 @@
 /* The bandwidth ceiling: kernels compute what STREAM's do, the probe's
  * figures are positive and consistent, arrays follow the 4 x LLC rule, and
  * bad arguments are named. Prints the figures for 1 and 2 threads. */
+#include "buffer.h"
 #include "c_samples.h"
 #include "ceiling.h"
 
@@ -189,9 +190,55 @@ static void print_ceiling(const opcost_ceiling *c)
                    c->mix[l][m].working_set);
 }
 
+/* Probes during a run: how many a run of n points takes (the points after
+ * which opcost_probe_due says yes). */
+static int probes_during(size_t n)
+{
+    int k = 0;
+    for (size_t done = 1; done <= n; ++done)
+        k += opcost_probe_due(done, n);
+    return k;
+}
+
+/* The cadence: a short run of long DRAM-bound points (the bandwidth set's
+ * 8) is probed while it runs, not only at its start and end (the old rule,
+ * every 8th point, gave it none and a row 1.17x its ceiling); long runs
+ * keep one probe per 8 points; never after the last point. */
+static void test_probe_cadence(void)
+{
+    C_EXPECT(probes_during(1) == 0, "1 point: no probe during (got %d)",
+             probes_during(1));
+    C_EXPECT(probes_during(4) == 3, "4 points: after 1, 2, 3 (got %d)",
+             probes_during(4));
+    C_EXPECT(probes_during(8) == 3, "8 points: after 2, 4, 6 (got %d)",
+             probes_during(8));
+    C_EXPECT(probes_during(133) == 16, "133 points: every 8th (got %d)",
+             probes_during(133));
+    C_EXPECT(!opcost_probe_due(8, 8) && !opcost_probe_due(0, 8),
+             "not after the last point, not before the first");
+}
+
+/* The probe's arrays and the points' buffers come from one allocator:
+ * large ones 2 MiB-aligned (huge pages where the kernel offers them). */
+static void test_buffers(void)
+{
+    const size_t sizes[] = {1, 100, (size_t)2 << 20, ((size_t)5 << 20) + 3};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+        char *p = opcost_buffer_alloc(sizes[i]);
+        const size_t align = sizes[i] >= ((size_t)2 << 20) ? (2u << 20) : 64;
+        C_EXPECT(p && (uintptr_t)p % align == 0, "%zu bytes: %p aligned to %zu",
+                 sizes[i], (void *)p, align);
+        if (p)
+            memset(p, 1, sizes[i]); /* all of it is usable */
+        free(p);
+    }
+}
+
 int main(void)
 {
     test_kernels();
+    test_probe_cadence();
+    test_buffers();
 
     char err[256], src[192];
     const size_t llc = opcost_llc_bytes(src, sizeof src);
