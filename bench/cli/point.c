@@ -351,21 +351,37 @@ static opcost_result *point_row(run_out *out, const point_context *ctx,
     return row;
 }
 
-int point_skip(const point_context *ctx, const opcost_case *c, const char *note,
-               run_out *out)
+/* A point's rows: one per (path, variant slot), in the order of the
+ * selection; a variant of the other device is left out (has_row). */
+typedef struct row_id {
+    const opcost_path *path;
+    int v;
+} row_id;
+
+static int point_row_ids(const opcost_config *cfg, row_id *ids)
 {
-    const opcost_config *cfg = ctx->cfg;
+    int n = 0;
     for (int p = 0; p < cfg->npaths; ++p) {
         const opcost_path *path = cfg->paths[p];
         const int nv = path->takes_variants ? cfg->nvariants : 1;
-        for (int v = 0; v < nv; ++v) {
-            if (!has_row(cfg, path, v))
-                continue;
-            opcost_result *row = point_row(out, ctx, c, NULL, path, v);
-            if (!row)
-                return -1;
-            set_status(row, OPCOST_STATUS_SKIPPED, note);
-        }
+        for (int v = 0; v < nv; ++v)
+            if (has_row(cfg, path, v))
+                ids[n++] = (row_id){path, v};
+    }
+    return n;
+}
+
+int point_skip(const point_context *ctx, const opcost_case *c, const char *note,
+               run_out *out)
+{
+    row_id ids[OPCOST_MAX_SELECTED * OPCOST_MAX_SELECTED];
+    const int n = point_row_ids(ctx->cfg, ids);
+    for (int i = 0; i < n; ++i) {
+        opcost_result *row =
+            point_row(out, ctx, c, NULL, ids[i].path, ids[i].v);
+        if (!row)
+            return -1;
+        set_status(row, OPCOST_STATUS_SKIPPED, note);
     }
     return 0;
 }
@@ -441,31 +457,28 @@ static int open_point(point *pt, char *err, size_t len)
         opcost_workload_free(&pt->w);
         pt->made = -1;
     }
-    for (int p = 0; p < cfg->npaths; ++p) {
-        const opcost_path *path = cfg->paths[p];
-        const int nv = path->takes_variants ? cfg->nvariants : 1;
-        for (int v = 0; v < nv; ++v) {
-            if (!has_row(cfg, path, v))
-                continue;
-            path_slot *s = &pt->slots[pt->nslots++];
-            s->rep_median = malloc((size_t)(cfg->reps + OPCOST_EXTRA_REPS) *
-                                   sizeof(double));
-            opcost_result *row = point_row(
-                pt->out, ctx, pt->c, pt->made == 0 ? &pt->w : NULL, path, v);
-            if (!s->rep_median || !row) {
-                snprintf(err, len, "out of memory (%s)",
-                         row ? "repetitions" : "results");
-                return -1;
-            }
-            s->run.path = path;
-            s->run.variant = slot_variant(cfg, path, v);
-            s->run.w = &pt->w;
-            s->row_index = pt->out->nrows - 1;
-            if (pt->made)
-                set_status(row, OPCOST_STATUS_ERROR, pt->why);
-            else
-                start_slot(pt, s, row);
+    row_id ids[OPCOST_MAX_SELECTED * OPCOST_MAX_SELECTED];
+    const int n = point_row_ids(cfg, ids);
+    for (int i = 0; i < n; ++i) {
+        const opcost_path *path = ids[i].path;
+        path_slot *s = &pt->slots[pt->nslots++];
+        s->rep_median =
+            malloc((size_t)(cfg->reps + OPCOST_EXTRA_REPS) * sizeof(double));
+        opcost_result *row = point_row(
+            pt->out, ctx, pt->c, pt->made == 0 ? &pt->w : NULL, path, ids[i].v);
+        if (!s->rep_median || !row) {
+            snprintf(err, len, "out of memory (%s)",
+                     row ? "repetitions" : "results");
+            return -1;
         }
+        s->run.path = path;
+        s->run.variant = slot_variant(cfg, path, ids[i].v);
+        s->run.w = &pt->w;
+        s->row_index = pt->out->nrows - 1;
+        if (pt->made)
+            set_status(row, OPCOST_STATUS_ERROR, pt->why);
+        else
+            start_slot(pt, s, row);
     }
     return 0;
 }
