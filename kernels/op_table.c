@@ -13,7 +13,6 @@ static const rowops_op_info ops[ROWOPS_OP_COUNT] = {
         .row_outputs = row_outputs_,                                           \
         .fused = fused_,                                                       \
         .tensor_args = row_inputs_ + weighted_,                                \
-        .outputs = row_outputs_ + 1,                                           \
     },
 #include "op_table.def"
 #undef ROWOPS_OP

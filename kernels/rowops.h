@@ -39,7 +39,6 @@ typedef struct rowops_op_info {
     int row_outputs; /* row tensors written: y or out (, residual_out) */
     int fused;       /* the fused residual add */
     int tensor_args; /* row_inputs + weighted: the op's tensor arguments */
-    int outputs;     /* row_outputs + 1 (rstd): the tensors it returns */
 } rowops_op_info;
 
 /* NULL for a value outside the table. */

@@ -410,11 +410,6 @@ static void summarize(const probe *p, opcost_ceiling *out)
     }
 }
 
-static double *alloc_array(size_t bytes)
-{
-    return opcost_buffer_alloc(bytes);
-}
-
 /* One probe over the first n elements of the arrays: every available
  * kernel (only the ordinary-store ones when plain_only), each trial
  * `repeat` calls. Fills out's kernels and best. 0, or -1 with err. */
@@ -562,7 +557,7 @@ int opcost_ceiling_measure(int threads, size_t llc_bytes_or_0,
 
     double *arrays[4] = {NULL, NULL, NULL, NULL};
     for (int i = 0; i < 4; ++i)
-        arrays[i] = alloc_array(out->array_bytes);
+        arrays[i] = opcost_buffer_alloc(out->array_bytes);
     int rc = 0;
     if (!arrays[0] || !arrays[1] || !arrays[2] || !arrays[3]) {
         snprintf(err, errlen,
