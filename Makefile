@@ -5,7 +5,8 @@
 #                best device present (the CPU without a GPU); BENCH_ARGS
 #                adds options, e.g. make bench BENCH_ARGS=--quick
 #   make evidence    compiler evidence into results/evidence/
-#   make nightly     default suite vs the last accepted baseline (exit 1: regression)
+#   make nightly     this build against the last accepted commit's, paired
+#                    (opcost ab; exit 1 regression, 3 unsure)
 #   make plots       gnuplot figures of the newest results CSV
 #   make -s python   print the environment's interpreter (import rowops works)
 SHELL := /bin/bash
@@ -69,10 +70,11 @@ evidence: build
 	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
 	  $(PY) scripts/evidence.py
 
-# The default suite into results/history/, compared with the last accepted
-# baseline; exits 1 on a regression (cron/CI gate).
+# This build against the last accepted commit's, paired in the same rounds
+# (opcost ab), into results/history/; exits 1 on a regression, 3 when
+# unsure (cron/CI gate). BENCH_ARGS reaches the run.
 nightly: build
-	@scripts/nightly.sh $(BUILD)
+	@BENCH_ARGS="$(BENCH_ARGS)" scripts/nightly.sh $(BUILD)
 
 # Figures of the newest results CSV into results/plots/<run_id>/.
 plots: build

@@ -26,11 +26,13 @@ if(ROWOPS_WITH_TORCH)
   # the command line (cli/), the measurement that needs the bridge
   # (measure/), the paths and their variants (paths/)
   add_library(opcost_bench STATIC
-    bench/cli/config.c bench/cli/run.c bench/cli/point.c
-    bench/cli/report.c
+    bench/cli/config.c bench/cli/run.c bench/cli/report.c bench/cli/ab.c
     bench/measure/journal.c bench/measure/timing.c
     bench/measure/record_function_tracer.c bench/measure/attribution_pass.c
     bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
+    bench/measure/point.c bench/measure/point_rows.c bench/measure/pipeline.c
+    bench/measure/probe.c bench/measure/ab_wire.c bench/measure/ab_worker.c
+    bench/measure/ab.c
     ${OPCOST_PATH_SOURCES})
   target_include_directories(opcost_bench PUBLIC bench/cli bench/measure
     bench/paths)
@@ -44,7 +46,8 @@ if(ROWOPS_WITH_TORCH)
     OPCOST_ROWOPS_LIBRARY="$<TARGET_FILE:rowops_torch>"
     OPCOST_BENCH_PYTHON_DIR="${CMAKE_SOURCE_DIR}/bench/python")
   target_compile_options(opcost_bench PRIVATE ${OPCOST_WARNINGS})
-  target_link_libraries(opcost_bench PUBLIC opcost_measure opcost_shapes
+  target_link_libraries(opcost_bench PUBLIC opcost_measure opcost_analysis
+    opcost_shapes
     opcost_tracers rowops_testref rowops_kernels opcost_bridge rowops_torch
     Python3::Python)
 

@@ -28,13 +28,13 @@ common=(bench/shapes/errorf.c kernels/op_table.c kernels/rowops_tensor.c
 # shellcheck disable=SC2054 # the commas belong to -fsanitize=
 flags=(-std=c11 -Wall -Wextra -Werror -g -O1
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-    -Ibench/shapes -Ibench/analysis -Ibench/measure -Ikernels)
+    -Ibench/shapes -Ibench/results -Ikernels)
 
 cd "$root"
 "$cc" "${flags[@]}" -o "$build/fuzz_shape_file" fuzz/fuzz_shape_file.c \
     bench/shapes/shape_file.c "${common[@]}" -lm
 "$cc" "${flags[@]}" -o "$build/fuzz_results_csv" fuzz/fuzz_results_csv.c \
-    bench/analysis/results_csv.c -lm
+    bench/results/results_csv.c -lm
 
 status=0
 for target in shape_file results_csv; do

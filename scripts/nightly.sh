@@ -1,40 +1,82 @@
 #!/usr/bin/env bash
-# `make nightly`: the default suite into results/history/, compared with the
-# last accepted baseline (gated on each distribution's weighted cost per
-# call; per-row changes reported, not gated), the history plot, a short
-# report; exits with the comparison's code (0 ok, 1 regression, 2 bad
-# input). A run without a regression becomes the new baseline.
+# `make nightly`: this checkout's build against the last accepted commit's,
+# paired in the same rounds over shared buffers (opcost ab), so a night's
+# verdict holds whatever the host's speed was: the accepted commit is built
+# once in a cached clone outside this one (~/.cache/opcost/nightly/<sha>,
+# $OPCOST_CACHE), the A/B run goes to results/history/nightly-<UTC>.csv
+# (both sides' absolute medians in it too), each distribution group's
+# verdict to results/history/gates.csv, and the paired-history plot chains
+# the nights' ratios into one drift-free trend.
+#
+# Exit status: 0 no regression (this commit becomes the baseline), 1 a
+# regression (a point or a group slower beyond the threshold), 3 unsure (an
+# interval reaches across the threshold: neither a pass nor a fail; the
+# baseline stays), 2 no comparison (the baseline does not build, a side
+# went away, bad input). Options for the run: BENCH_ARGS or NIGHTLY_ARGS
+# (e.g. make nightly BENCH_ARGS=--quick).
 set -uo pipefail
-build="${1:-build}"
+build="$(cd "${1:-build}" && pwd)" || exit 2
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 history="$repo/results/history"
-mkdir -p "$history"
+cache="${OPCOST_CACHE:-$HOME/.cache/opcost}/nightly"
+mkdir -p "$history" "$cache"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 run="$history/nightly-$stamp.csv"
+say() { echo "nightly: $*"; }
 
-"$build/opcost" run --out "$run" ${NIGHTLY_ARGS:-} || exit 2
+head="$(git -C "$repo" rev-parse HEAD 2>/dev/null)" ||
+    { say "$repo is not a git checkout: no commit to accept"; exit 2; }
 baseline_file="$history/BASELINE"
-if [[ ! -s "$baseline_file" ]]; then
-    basename "$run" >"$baseline_file"
-    echo "nightly: no baseline yet; $(basename "$run") is the baseline"
-    rc=0
-else
-    base="$history/$(cat "$baseline_file")"
-    if [[ ! -f "${base%.csv}.samples.csv" ]]; then
-        # compare refuses it (exit 2): say why and how to start afresh
-        echo "nightly: the baseline's samples sidecar ${base%.csv}.samples.csv" \
-            "is missing (sidecars are not committed); on a new machine," \
-            "start a baseline with: rm $baseline_file" >&2
-    fi
-    echo "nightly: $(basename "$run") against the baseline $(basename "$base")"
-    "$build/opcost" compare --gate --gates-out "$history/gates.csv" \
-        --csv "${run%.csv}.compare.csv" "$base" "$run"
-    rc=$?
-    if [[ $rc -eq 0 ]]; then
-        basename "$run" >"$baseline_file"
-        echo "nightly: no regression; $(basename "$run") is the new baseline"
+base=""
+if [[ -s $baseline_file ]]; then
+    base="$(tr -d '\r\n' <"$baseline_file")"
+    if ! [[ $base =~ ^[0-9a-f]{40}$ ]]; then
+        # the unpaired nightly (before opcost ab) kept a run's CSV name here
+        say "$baseline_file holds '$base', not a commit (an unpaired" \
+            "nightly's baseline): tonight is an A/A night of $head"
+        base=""
+    elif ! git -C "$repo" cat-file -e "$base^{commit}" 2>/dev/null; then
+        say "the accepted commit $base is not in this clone: fetch it, or" \
+            "start a new chain with: echo $head > $baseline_file"
+        exit 2
     fi
 fi
-"$build/opcost" plot "$run" --kind history --history "$history" \
-    --out "$repo/results/plots/history" || echo "nightly: history plot failed"
+if [[ -z $base ]]; then
+    base="$head"
+    say "no accepted commit yet: $head against itself (an A/A night: what" \
+        "the pairing sees when nothing changed)"
+fi
+
+# The accepted commit's build, once per commit: a clone of its own (it
+# shares this clone's objects by hard links and survives this clone).
+wt="$cache/$base"
+if [[ ! -x $wt/build/opcost ]]; then
+    if [[ ! -d $wt/.git ]]; then
+        rm -rf "$wt"
+        git clone -q --no-checkout "$repo" "$wt" &&
+            git -C "$wt" checkout -q --detach "$base" ||
+            { say "cannot check out $base into $wt"; exit 2; }
+    fi
+    say "building the accepted commit $base in $wt"
+    make -C "$wt" build >"$wt.build.log" 2>&1 ||
+        { tail -20 "$wt.build.log"; say "the accepted commit $base does not build"; exit 2; }
+fi
+
+say "$head against the accepted $base"
+# shellcheck disable=SC2086 # the options are words
+"$build/opcost" ab --gate --gates-out "$history/gates.csv" --base "$wt" \
+    --new "$build" --out "$run" ${NIGHTLY_ARGS:-} ${BENCH_ARGS:-}
+rc=$?
+case $rc in
+0)
+    echo "$head" >"$baseline_file"
+    say "no regression; $head is the new accepted commit" ;;
+1) say "regression against $base; the accepted commit stays $base" ;;
+3) say "unsure: not a pass, not a fail; the accepted commit stays $base" ;;
+*) say "no comparison (opcost ab exit $rc)" ;;
+esac
+if [[ -f $run ]]; then
+    "$build/opcost" plot --kind paired_history --history "$history" \
+        --out "$repo/results/plots/history" || say "the history plot failed"
+fi
 exit $rc

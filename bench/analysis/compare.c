@@ -7,7 +7,9 @@
  * per-row changes are still reported. */
 #define _POSIX_C_SOURCE 200809L
 #include "compare.h"
+#include "gates.h"
 #include "outpath.h"
+#include "paired.h"
 #include "results_csv.h"
 #include "significance.h"
 #include "stats.h"
@@ -31,6 +33,11 @@ typedef struct run {
     size_t *rep_off; /* per row: its repetition medians at med[rep_off[i]] */
     int *nreps;      /* per row: repetitions with samples */
     double *med;     /* repetition medians, row by row, in repetition order */
+    /* the samples with their rounds (schema 4), row by row in round
+     * order: row i's at rs_off[i] .. rs_off[i + 1]; none: rs_off NULL */
+    size_t *rs_off;
+    int64_t *rs_round;
+    double *rs_us;
 } run;
 
 typedef struct pair {
@@ -39,6 +46,8 @@ typedef struct pair {
     size_t ib, in;
     double ratio, p, p_holm;
     double se, df; /* of log(ratio), within the runs */
+    int paired;    /* from the rounds of one run (--variants) */
+    opcost_paired est;
     const char *verdict;
 } pair;
 
@@ -110,6 +119,57 @@ done:
     return rc;
 }
 
+static int by_round(const void *a, const void *b)
+{
+    const int64_t x = ((const opcost_sample *)a)->round,
+                  y = ((const opcost_sample *)b)->round;
+    return (x > y) - (x < y);
+}
+
+/* Each row's samples in round order, where every sample has its round
+ * (a sidecar of schema 4); otherwise none (rs_off stays NULL). */
+static int rounds_from(run *r, opcost_sample *s, size_t ns, char *err,
+                       size_t len)
+{
+    for (size_t k = 0; k < ns; ++k)
+        if (s[k].round == OPCOST_INT_NA)
+            return 0;
+    r->rs_off = calloc(r->n + 1, sizeof *r->rs_off);
+    r->rs_round = malloc((ns ? ns : 1) * sizeof *r->rs_round);
+    r->rs_us = malloc((ns ? ns : 1) * sizeof *r->rs_us);
+    opcost_sample *sorted = malloc((ns ? ns : 1) * sizeof *sorted);
+    if (!r->rs_off || !r->rs_round || !r->rs_us || !sorted) {
+        free(sorted);
+        snprintf(err, len, "%s: out of memory (rounds)", r->path);
+        return -1;
+    }
+    for (size_t k = 0; k < ns; ++k)
+        ++r->rs_off[s[k].point + 1];
+    for (size_t i = 0; i < r->n; ++i)
+        r->rs_off[i + 1] += r->rs_off[i];
+    size_t *fill = calloc(r->n + 1, sizeof *fill);
+    if (!fill) {
+        free(sorted);
+        snprintf(err, len, "%s: out of memory (rounds)", r->path);
+        return -1;
+    }
+    memcpy(fill, r->rs_off, r->n * sizeof *fill);
+    for (size_t k = 0; k < ns; ++k)
+        sorted[fill[s[k].point]++] = s[k];
+    for (size_t i = 0; i < r->n; ++i) {
+        opcost_sample *p = sorted + r->rs_off[i];
+        const size_t cnt = r->rs_off[i + 1] - r->rs_off[i];
+        qsort(p, cnt, sizeof *p, by_round);
+        for (size_t k = 0; k < cnt; ++k) {
+            r->rs_round[r->rs_off[i] + k] = p[k].round;
+            r->rs_us[r->rs_off[i] + k] = p[k].us;
+        }
+    }
+    free(fill);
+    free(sorted);
+    return 0;
+}
+
 /* Loads a run and, unless no_samples, the median of each repetition of
  * each row from its sidecar: a sidecar that is missing or does not match
  * the rows is an input error (the comparison would otherwise claim
@@ -140,13 +200,18 @@ static int load(run *r, const char *path, int no_samples, char *err, size_t len)
             return -1;
         }
     }
-    const int rc = rep_medians_from(r, s, ns, err, len);
+    int rc = rep_medians_from(r, s, ns, err, len);
+    if (rc == 0)
+        rc = rounds_from(r, s, ns, err, len);
     free(s);
     return rc;
 }
 
 static void unload(run *r)
 {
+    free(r->rs_off);
+    free(r->rs_round);
+    free(r->rs_us);
     free(r->rows);
     free(r->freq);
     free(r->rep_off);
@@ -378,6 +443,25 @@ static void test_pair(pair *p)
         p->verdict = "not-timed";
         return;
     }
+    /* two variants of one run, both with rounds: paired in them */
+    if (p->rb == p->rn && p->rb->rs_off) {
+        const run *r = p->rb;
+        const size_t ob = r->rs_off[p->ib], nb = r->rs_off[p->ib + 1] - ob;
+        const size_t on = r->rs_off[p->in], nn = r->rs_off[p->in + 1] - on;
+        double *d = malloc((nb < nn ? nb : nn) * sizeof *d + 1);
+        const size_t k =
+            d ? opcost_paired_logs(r->rs_round + on, r->rs_us + on, nn,
+                                   r->rs_round + ob, r->rs_us + ob, nb, d)
+              : 0;
+        p->paired = 1;
+        p->verdict = "too-few-rounds";
+        if (d && opcost_paired_estimate(d, k, 1, &p->est) == 0) {
+            p->ratio = p->est.ratio;
+            p->p = p->est.p;
+        }
+        free(d);
+        return;
+    }
     /* no claim unless decide() finds a p-value */
     p->verdict = "too-few-reps";
     const int kb = p->rb->nreps[p->ib], kn = p->rn->nreps[p->in];
@@ -414,11 +498,12 @@ static between_noise decide(pair *p, size_t n, double alpha, double threshold)
     }
     size_t nl = 0;
     for (size_t i = 0; i < n; ++i)
-        if (!isnan(p[i].p))
+        if (!isnan(p[i].p) && !p[i].paired)
             logs[nl++] = log(p[i].ratio);
     const double sigma = opcost_between_run_sigma(logs, nl);
     for (size_t i = 0; i < n; ++i) {
-        if (!isnan(p[i].p))
+        /* a paired ratio's rounds share the host's moments: no run noise */
+        if (!isnan(p[i].p) && !p[i].paired)
             p[i].p = opcost_p_with_run_noise(log(p[i].ratio), p[i].se, p[i].df,
                                              sigma);
         ps[i] = p[i].p;
@@ -433,6 +518,11 @@ static between_noise decide(pair *p, size_t n, double alpha, double threshold)
         p[i].p_holm = ps[i];
         if (isnan(p[i].p))
             continue;
+        if (p[i].paired) {
+            p[i].verdict = opcost_verdict_name(opcost_verdict_of(
+                p[i].ratio, p[i].est.ci95_rel, threshold, p[i].p_holm, alpha));
+            continue;
+        }
         const int sig = p[i].p_holm < alpha;
         if (sig && p[i].ratio >= 1 + threshold)
             p[i].verdict = "slower";
@@ -574,26 +664,11 @@ static const char *num(char *buf, size_t len, double v, int decimals)
     return buf;
 }
 
-/* Appends the gate's verdicts to gates_out (CSV, with a header when new);
- * -1 with err on any failure to write. */
+/* Appends the gate's verdicts to gates_out (analysis/gates.h). */
 static int write_gates(const char *gates_out, const pair *p, size_t n,
                        const group *g, size_t ng, const double *adj,
                        double alpha, double threshold, char *err, size_t len)
 {
-    FILE *probe = fopen(gates_out, "r");
-    const int fresh = !probe;
-    if (probe)
-        fclose(probe);
-    FILE *gf = fopen(gates_out, "a");
-    if (!gf) {
-        snprintf(err, len, "--gates-out: cannot open '%.900s': %s", gates_out,
-                 strerror(errno));
-        return -1;
-    }
-    if (fresh)
-        fprintf(gf, "run_id,base_run_id,distribution,op,dtype,layout,"
-                    "path,variant,base_us,new_us,ratio,p_holm,"
-                    "regression\n");
     const char *new_id = "", *base_id = "";
     for (size_t i = 0; i < n; ++i) {
         if (p[i].new_)
@@ -601,25 +676,22 @@ static int write_gates(const char *gates_out, const pair *p, size_t n,
         if (p[i].base)
             base_id = p[i].base->run_id;
     }
-    for (size_t j = 0; j < ng; ++j) {
-        const opcost_result *k = g[j].key;
-        const double ratio = g[j].new_us / g[j].base_us;
-        const int reg = g[j].ok && adj[j] < alpha && ratio >= 1 + threshold;
-        fprintf(gf, "%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%d\n", new_id,
-                base_id, k->distribution, k->op, k->dtype, k->layout, k->path,
-                k->variant, g[j].base_us, g[j].new_us, ratio, adj[j], reg);
-    }
-    errno = 0;
-    const int bad = ferror(gf) || fflush(gf) != 0;
-    const int saved = errno;
-    if (fclose(gf) != 0 || bad) {
-        snprintf(err, len, "--gates-out: cannot write '%.900s': %s", gates_out,
-                 strerror(saved   ? saved
-                          : errno ? errno
-                                  : EIO));
+    opcost_gate_row *rows = calloc(ng ? ng : 1, sizeof *rows);
+    if (!rows) {
+        snprintf(err, len, "--gates-out: out of memory");
         return -1;
     }
-    return 0;
+    for (size_t j = 0; j < ng; ++j) {
+        const double ratio = g[j].new_us / g[j].base_us;
+        rows[j] = (opcost_gate_row){
+            g[j].key,    g[j].base_us,
+            g[j].new_us, ratio,
+            adj[j],      g[j].ok && adj[j] < alpha && ratio >= 1 + threshold};
+    }
+    const int rc = opcost_gates_append("--gates-out", gates_out, new_id,
+                                       base_id, rows, ng, err, len);
+    free(rows);
+    return rc;
 }
 
 /* 0 no regression, 1 a regression, 2 the verdicts could not be written. */
@@ -739,7 +811,8 @@ static int write_csv(const char *path, const pair *p, size_t n, char *err,
     }
     fprintf(f, "distribution,op,B,N,dtype,weight_dtype,layout,path,"
                "base_variant,new_variant,device,threads,cache_state,"
-               "base_median_us,new_median_us,ratio,p_value,p_holm,verdict\n");
+               "base_median_us,new_median_us,ratio,p_value,p_holm,verdict,"
+               "ratio_ci95_rel,rounds\n");
     for (size_t i = 0; i < n; ++i) {
         const opcost_result *k = p[i].base ? p[i].base : p[i].new_;
         fprintf(f, "%s,%s,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%lld,%s,",
@@ -756,7 +829,11 @@ static int write_csv(const char *path, const pair *p, size_t n, char *err,
                 fputc(',', f);
             else
                 fprintf(f, "%.6g,", v[j]);
-        fprintf(f, "%s\n", p[i].verdict);
+        fprintf(f, "%s,", p[i].verdict);
+        if (p[i].paired && isfinite(p[i].est.ci95_rel))
+            fprintf(f, "%.6g,%zu\n", p[i].est.ci95_rel, p[i].est.n);
+        else
+            fputs(",\n", f);
     }
     if (fclose(f) || rename(tmp, path)) {
         remove(tmp);
@@ -769,15 +846,22 @@ static int write_csv(const char *path, const pair *p, size_t n, char *err,
 static void report(FILE *out, const pair *p, size_t n, double alpha,
                    double threshold, between_noise bn)
 {
-    int count[8] = {0};
-    const char *names[] = {"slower",    "faster",    "same",    "too-few-reps",
-                           "not-timed", "only-base", "only-new"};
+    int count[9] = {0};
+    const char *names[] = {"slower",       "faster",    "same",
+                           "too-few-reps", "not-timed", "only-base",
+                           "only-new",     "unsure",    "too-few-rounds"};
     double worst = 0, worst_p = NAN;
     const pair *worst_pair = NULL;
+    int paired = 0;
+    double *ci = malloc((n ? n : 1) * sizeof *ci);
+    size_t nci = 0;
     for (size_t i = 0; i < n; ++i) {
-        for (int k = 0; k < 7; ++k)
+        for (int k = 0; k < 9; ++k)
             if (!strcmp(p[i].verdict, names[k]))
                 ++count[k];
+        paired |= p[i].paired;
+        if (ci && p[i].paired && isfinite(p[i].est.ci95_rel))
+            ci[nci++] = p[i].est.ci95_rel;
         if (!isnan(p[i].p_holm) && p[i].ratio > worst) {
             worst = p[i].ratio;
             worst_p = p[i].p_holm;
@@ -790,7 +874,16 @@ static void report(FILE *out, const pair *p, size_t n, double alpha,
             "only in new (threshold %.0f%%, alpha %.2g, Holm over %d "
             "tests)\n",
             n, count[0], count[1], count[2], count[3], count[4], count[5],
-            count[6], threshold * 100, alpha, count[0] + count[1] + count[2]);
+            count[6], threshold * 100, alpha,
+            count[0] + count[1] + count[2] + count[7]);
+    if (paired)
+        fprintf(out,
+                "paired in the rounds of one run: %d unsure (the interval "
+                "reaches across the threshold), %d with too few rounds in "
+                "common (no claim); median interval +-%.2f%%\n",
+                count[7], count[8],
+                100 * (ci ? opcost_median_inplace(ci, nci) : NAN));
+    free(ci);
     /* how precise the host is: what this comparison had to allow for, and
      * what each run measured of itself */
     const double nb = recorded_noise(p, n, 1), nn = recorded_noise(p, n, 0);
@@ -833,6 +926,9 @@ static void report(FILE *out, const pair *p, size_t n, double alpha,
                     num(b1, sizeof b1, p[i].base->median_us, 2),
                     num(b2, sizeof b2, p[i].new_->median_us, 2),
                     num(b3, sizeof b3, p[i].ratio, 3), p[i].p_holm);
+        if (p[i].paired)
+            fprintf(out, " +-%.2f%% over %zu rounds", 100 * p[i].est.ci95_rel,
+                    p[i].est.n);
         fputc('\n', out);
     }
 }

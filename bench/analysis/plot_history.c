@@ -93,7 +93,8 @@ static int add_file(history *h, size_t *caps, const char *path, char *err,
     char *done = calloc(n ? n : 1, 1);
     int rc = done ? OPCOST_PLOT_DONE : OPCOST_PLOT_FAILED;
     for (size_t i = 0; i < n && rc == OPCOST_PLOT_DONE; ++i) {
-        if (done[i])
+        /* an A/B run (opcost ab) is the history's through its new side */
+        if (done[i] || !strcmp(rows[i].side, "base"))
             continue;
         /* a new run of this file: one run per run_id over the history */
         size_t run = 0;
@@ -123,7 +124,8 @@ static int add_file(history *h, size_t *caps, const char *path, char *err,
         opcost_wmean mean = {0};
         int ok = 1;
         for (size_t j = i; j < n; ++j) {
-            if (done[j] || !same_group(&rows[i], &rows[j]))
+            if (done[j] || !same_group(&rows[i], &rows[j]) ||
+                strcmp(rows[j].side, rows[i].side))
                 continue;
             done[j] = 1;
             const double w = atof(rows[j].freq);

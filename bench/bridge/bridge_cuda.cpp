@@ -138,6 +138,22 @@ int rowops_bridge_cuda_copy(void *dst, const void *src, size_t bytes,
 #endif
 }
 
+int rowops_bridge_cuda_copy_on_device(void *dst, const void *src,
+                                      size_t bytes, char *err, size_t err_len)
+{
+#ifdef ROWOPS_HAVE_CUDA
+    return rowops::bridge_guard(err, err_len, [&] {
+        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                              stream()),
+              "cudaMemcpyAsync");
+        return 0;
+    });
+#else
+    (void)dst, (void)src, (void)bytes;
+    return fail(err, err_len, "this build has no CUDA");
+#endif
+}
+
 int rowops_bridge_cuda_memset(void *p, int value, size_t bytes, char *err,
                               size_t err_len)
 {

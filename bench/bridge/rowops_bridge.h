@@ -144,6 +144,10 @@ int rowops_bridge_cuda_copy(void *dst, const void *src, size_t bytes,
                             rowops_bridge_copy kind, char *err, size_t err_len);
 int rowops_bridge_cuda_memset(void *p, int value, size_t bytes, char *err,
                               size_t err_len);
+/* A device-to-device copy queued on the current stream, not waited for
+ * (the paired bandwidth probe's call: the timing loop synchronizes). */
+int rowops_bridge_cuda_copy_on_device(void *dst, const void *src, size_t bytes,
+                                      char *err, size_t err_len);
 /* Waits for the current stream. */
 int rowops_bridge_cuda_sync(char *err, size_t err_len);
 

@@ -22,6 +22,9 @@ enum {
     OPT_SHAPES_DIR,
     OPT_SAMPLE_US,
     OPT_REPLICATES,
+    OPT_THRESHOLD,
+    OPT_BASELINE,
+    OPT_LLC_MIB,
 };
 
 static const struct option options[] = {
@@ -38,6 +41,9 @@ static const struct option options[] = {
     {"replicates", required_argument, NULL, OPT_REPLICATES},
     {"rep-budget-ms", required_argument, NULL, OPT_REP_BUDGET},
     {"noise", required_argument, NULL, OPT_NOISE},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"llc-mib", required_argument, NULL, OPT_LLC_MIB},
     {"sample-us", required_argument, NULL, OPT_SAMPLE_US},
     {"cache", required_argument, NULL, OPT_CACHE},
     {"shapes-dir", required_argument, NULL, OPT_SHAPES_DIR},
@@ -74,25 +80,39 @@ void opcost_config_usage(FILE *out)
         "  --quick              a CI-sized run: fewer shapes, shorter budgets\n"
         "  --seed N             seed of the input values and the path order\n"
         "                       (default: 1)\n"
-        "  --reps N             repetitions per point, interleaved across "
-        "paths\n"
-        "                       in a shuffled order, 5..1000 (default: 5)\n"
+        "  --reps N             a point's rounds are cut into N repetitions\n"
+        "                       (blocks of consecutive rounds: the sidecar's\n"
+        "                       rep, ci95_reps_rel), 5..1000 (default: 5)\n"
         "  --replicates N       points measured a second time at the end of\n"
         "                       the run, its run-to-run noise (run_noise_rel)\n"
         "                       from how far their medians moved; every\n"
         "                       interval is at least that noise's; 0..64\n"
         "                       (default: a tenth of the points, 2 to 12;\n"
         "                       0: none, intervals from repetitions alone)\n"
-        "  --rep-budget-ms X    time budget of one repetition of one path\n"
-        "                       (default: 10; --quick: 2)\n"
-        "  --noise X            a repetition stops early once the 95%% CI of\n"
-        "                       its median is within X of it (default: 0.01)\n"
+        "  --rep-budget-ms X    a point's rounds stop after X ms per member\n"
+        "                       and repetition (its paths, variants and the\n"
+        "                       probe; default: 10; --quick: 2)\n"
+        "  --noise X            ... or once every paired ratio's 95%% "
+        "interval\n"
+        "                       is within X of it (default: 0.01)\n"
+        "  --threshold X        a paired ratio's verdict: same within 1 +- X,\n"
+        "                       slower or faster beyond it, unsure between\n"
+        "                       (default: 0.02)\n"
+        "  --baseline NAME      the member each path is paired with: a path,\n"
+        "                       or path/variant (default: reference when it\n"
+        "                       runs, else the first path and variant)\n"
         "  --sample-us X        calls are batched so one sample lasts at "
         "least\n"
         "                       X microseconds (default: 20)\n"
         "  --cache cold|warm    cold: input sets rotated beyond the "
         "last-level\n"
         "                       cache; warm: one set (default: cold)\n"
+        "  --llc-mib X          the last-level cache to assume, MiB: what a\n"
+        "                       cold rotation and the ceilings' arrays span\n"
+        "                       (4x it each); 1..1048576 (default: detected;\n"
+        "                       a smaller one makes a run cheaper, and its\n"
+        "                       cold rows colder than the cache only where\n"
+        "                       the cache really is that small)\n"
         "  --shapes-dir DIR     where shape-set names resolve (default: the\n"
         "                       source tree's shapes/)\n"
         "  --help               this text\n");
@@ -159,7 +179,7 @@ static void append_name(char *list, size_t cap, const char *name)
 
 static int add_path(void *ctx, const char *item, char *err, size_t len)
 {
-    opcost_config *c = ctx;
+    opcost_plan *c = ctx;
     const opcost_path *p = opcost_path_find(item);
     if (!p) {
         char known[1024] = "";
@@ -183,7 +203,7 @@ static int add_path(void *ctx, const char *item, char *err, size_t len)
 
 static int add_variant(void *ctx, const char *item, char *err, size_t len)
 {
-    opcost_config *c = ctx;
+    opcost_plan *c = ctx;
     if (strcmp(item, "all") == 0) {
         c->variants_all = 1;
         for (size_t i = 0; i < opcost_variant_count(); ++i)
@@ -211,7 +231,7 @@ static int add_variant(void *ctx, const char *item, char *err, size_t len)
 
 static int add_dtype(void *ctx, const char *item, char *err, size_t len)
 {
-    opcost_config *c = ctx;
+    opcost_plan *c = ctx;
     rowops_dtype d;
     if (opcost_dtype_from_name(item, &d))
         return bad(err, len, "dtype",
@@ -220,7 +240,74 @@ static int add_dtype(void *ctx, const char *item, char *err, size_t len)
     return 0;
 }
 
-int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
+static int selected_path(const opcost_plan *cfg, const opcost_path *p)
+{
+    for (int i = 0; i < cfg->npaths; ++i)
+        if (cfg->paths[i] == p)
+            return 1;
+    return 0;
+}
+
+static int selected_variant(const opcost_plan *cfg, const opcost_variant *v)
+{
+    for (int i = 0; i < cfg->nvariants; ++i)
+        if (cfg->variants[i] == v)
+            return 1;
+    return 0;
+}
+
+/* The first selected variant that runs on the plan's device. */
+static const opcost_variant *first_variant(const opcost_plan *cfg)
+{
+    for (int i = 0; i < cfg->nvariants; ++i)
+        if (opcost_plan_variant_runs(cfg, cfg->variants[i]))
+            return cfg->variants[i];
+    return cfg->variants[0];
+}
+
+/* The member every path is paired with: --baseline PATH[/VARIANT] among
+ * the selected paths and variants, else reference where it is selected,
+ * else the first selected path (with its first variant). */
+static int settle_baseline(opcost_plan *cfg, char *err, size_t len)
+{
+    const char *name = cfg->baseline_name;
+    cfg->baseline_path = NULL;
+    cfg->baseline_variant = &opcost_variant_auto;
+    if (!name) {
+        const opcost_path *ref = opcost_path_find("reference");
+        const opcost_path *p = selected_path(cfg, ref) ? ref
+                               : cfg->npaths           ? cfg->paths[0]
+                                                       : NULL;
+        cfg->baseline_path = p;
+        if (p && p->takes_variants)
+            cfg->baseline_variant = first_variant(cfg);
+        return 0;
+    }
+    char path[128];
+    const char *slash = strchr(name, '/');
+    const size_t n = slash ? (size_t)(slash - name) : strlen(name);
+    if (n >= sizeof path)
+        return bad(err, len, "baseline", "must be PATH or PATH/VARIANT", name);
+    memcpy(path, name, n);
+    path[n] = '\0';
+    const opcost_path *p = opcost_path_find(path);
+    if (!p || !selected_path(cfg, p))
+        return bad(err, len, "baseline",
+                   "must name one of the selected paths (--paths)", name);
+    const opcost_variant *v = slash ? opcost_variant_find(slash + 1)
+                              : p->takes_variants ? first_variant(cfg)
+                                                  : &opcost_variant_auto;
+    if (slash && (!v || !p->takes_variants || !selected_variant(cfg, v)))
+        return bad(err, len, "baseline",
+                   "VARIANT must be one of the selected variants of a path "
+                   "that takes variants (--variants)",
+                   name);
+    cfg->baseline_path = p;
+    cfg->baseline_variant = v;
+    return 0;
+}
+
+int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
                         size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -233,6 +320,8 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
     cfg->replicates = -1;
     cfg->rep_budget_s = -1;
     cfg->noise_target = 0.01;
+    cfg->threshold = 0.02;
+    const char *baseline = NULL;
     cfg->target_sample_us = 20;
     cfg->cold = 1;
     long v;
@@ -312,6 +401,19 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
                            "must be a fraction in 0.0001..0.5", optarg);
             cfg->noise_target = x;
             break;
+        case OPT_THRESHOLD:
+            if (parse_real(optarg, 1e-4, 1, &x))
+                return bad(err, errlen, "threshold",
+                           "must be a fraction in 0.0001..1", optarg);
+            cfg->threshold = x;
+            break;
+        case OPT_BASELINE: baseline = optarg; break;
+        case OPT_LLC_MIB:
+            if (parse_real(optarg, 1, 1048576, &x))
+                return bad(err, errlen, "llc-mib",
+                           "must be a number of MiB in 1..1048576", optarg);
+            cfg->llc_bytes = (size_t)(x * (1 << 20));
+            break;
         case OPT_SAMPLE_US:
             if (parse_real(optarg, 0, 1e6, &x))
                 return bad(err, errlen, "sample-us",
@@ -354,10 +456,11 @@ int opcost_config_parse(opcost_config *cfg, int argc, char **argv, char *err,
         cfg->variants[cfg->nvariants++] = &opcost_variant_auto;
     if (cfg->rep_budget_s < 0)
         cfg->rep_budget_s = cfg->quick ? 0.002 : 0.010;
-    return 0;
+    cfg->baseline_name = baseline;
+    return settle_baseline(cfg, err, errlen);
 }
 
-void opcost_config_set_device(opcost_config *cfg, int cuda)
+void opcost_config_set_device(opcost_plan *cfg, int cuda)
 {
     cfg->cuda = cuda;
     if (!cfg->paths_default)
@@ -365,19 +468,13 @@ void opcost_config_set_device(opcost_config *cfg, int cuda)
     cfg->npaths = 0;
     for (size_t i = 0; i < opcost_path_count(); ++i) {
         const opcost_path *p = opcost_path_at(i);
-        if (!p->named_only && opcost_config_path_runs(cfg, p) &&
+        if (!p->named_only && opcost_plan_path_runs(cfg, p) &&
             cfg->npaths < OPCOST_MAX_SELECTED)
             cfg->paths[cfg->npaths++] = p;
     }
-}
-
-int opcost_config_path_runs(const opcost_config *cfg, const opcost_path *p)
-{
-    return (p->devices & (cfg->cuda ? OPCOST_ON_CUDA : OPCOST_ON_CPU)) != 0;
-}
-
-int opcost_config_variant_runs(const opcost_config *cfg,
-                               const opcost_variant *v)
-{
-    return v == &opcost_variant_auto || v->cuda == cfg->cuda;
+    /* the device's default paths include reference, and a --baseline that
+     * named one of them: it still resolves */
+    char err[256];
+    if (settle_baseline(cfg, err, sizeof err))
+        cfg->baseline_path = NULL;
 }

@@ -7,6 +7,7 @@
 #include "results_csv.h"
 #include "targets.h"
 #ifndef OPCOST_NO_TORCH
+#include "ab_cmd.h"
 #include "registry.h"
 #include "run.h"
 #include "variants.h"
@@ -29,6 +30,10 @@ static void usage(FILE *f)
     fprintf(f, "usage: opcost <command> [options]\n"
                "  run      time the paths over shape distributions (opcost run "
                "--help)\n"
+               "  ab       A/B of two builds in lockstep rounds over shared "
+               "buffers\n"
+               "           (opcost ab --help)\n"
+               "  worker   a side of opcost ab (which starts it)\n"
                "  list     the paths, kernel variants and shape sets\n"
                "  shapes   derive shape distributions from request traces, "
                "check\n"
@@ -107,6 +112,16 @@ static int list_main(void)
     char *argv[] = {"list", NULL};
     return opcost_run_main(1, argv);
 }
+
+static int opcost_ab_main(int argc, char **argv)
+{
+    return opcost_run_main(argc, argv);
+}
+
+static int opcost_worker_main(int argc, char **argv)
+{
+    return opcost_run_main(argc, argv);
+}
 #endif
 
 int main(int argc, char **argv)
@@ -118,6 +133,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run"))
         return opcost_run_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "ab"))
+        return opcost_ab_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "worker"))
+        return opcost_worker_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "list")) {
         if (argc > 2 &&
             (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {

@@ -1,4 +1,5 @@
 #include "report.h"
+#include "paired.h"
 #include "rowops_bridge.h"
 #include "stats.h"
 #include "timer.h"
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void opcost_report_header(FILE *f, const opcost_config *cfg,
+void opcost_report_header(FILE *f, const opcost_plan *cfg,
                           const opcost_hostinfo *host, const opcost_ceiling *c,
                           const rowops_bridge_cuda_device *gpu, size_t points,
                           const char *out_path)
@@ -43,11 +44,20 @@ void opcost_report_header(FILE *f, const opcost_config *cfg,
     for (int i = 0; i < cfg->nvariants; ++i)
         fprintf(f, " %s", cfg->variants[i]->name);
     fprintf(f,
-            "\n  timing      %d repetitions, interleaved in shuffled order; "
-            "each %.1f ms or 95%% CI of the median within %.1f%%; "
-            "samples of >= %.0f us; inputs %s (LLC %.0f MiB: %s)\n",
-            cfg->reps, cfg->rep_budget_s * 1e3, cfg->noise_target * 100,
-            cfg->target_sample_us,
+            "\n  timing      rounds: every path, variant and the paired "
+            "probe one sample per round, in a shuffled order, one untimed "
+            "call before each sample; a point stops once every paired "
+            "ratio's 95%% interval is within %.1f%% or after %.1f ms per "
+            "member and repetition (%d repetitions); paired with %s%s%s, "
+            "verdicts beyond +-%.1f%%; samples of >= %.0f us; inputs %s (LLC "
+            "%.0f MiB: %s)\n",
+            cfg->noise_target * 100, cfg->rep_budget_s * 1e3, cfg->reps,
+            cfg->baseline_path ? cfg->baseline_path->name : "none",
+            cfg->baseline_path && cfg->baseline_path->takes_variants ? "/" : "",
+            cfg->baseline_path && cfg->baseline_path->takes_variants
+                ? cfg->baseline_variant->name
+                : "",
+            cfg->threshold * 100, cfg->target_sample_us,
             cfg->cold ? gpu ? "rotated beyond the L2" : "rotated beyond the LLC"
                       : "warm (one set)",
             (double)c->llc_bytes / (1 << 20), c->llc_source);
@@ -105,6 +115,41 @@ void opcost_report_progress(FILE *f, size_t done, size_t total,
     fflush(f);
 }
 
+void opcost_report_settled(FILE *f, const opcost_run_settled *s)
+{
+    if (s->cpu_ceilings && s->probes)
+        fprintf(f,
+                "paired probes: dram fused from %.1f to %.1f GB/s over the "
+                "run's %d cold points of the fused op moving >= 16 MiB a call "
+                "(%+.0f %%: the host's drift, cancelled in each row's paired "
+                "frac_of_peak)\n",
+                s->probe_lo_gbps, s->probe_hi_gbps, s->probes,
+                100 * (s->probe_hi_gbps / s->probe_lo_gbps - 1));
+    if (s->cpu_ceilings)
+        fprintf(f,
+                "ceilings: the best of the probes at the start and the end "
+                "and the paired probes: dram rows %.1f, fused %.1f GB/s "
+                "(frac_of_peak_best divides by them)\n",
+                s->ceiling->mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_ROWS].gbps,
+                s->ceiling->mix[OPCOST_LEVEL_DRAM][OPCOST_MIX_FUSED].gbps);
+    if (!s->noise_points)
+        return;
+    if (isnan(s->noise))
+        fprintf(f,
+                "run-to-run noise: not known (%zu rows of %zu points "
+                "measured again, %d needed); intervals from the "
+                "repetitions alone\n",
+                s->noise_pairs, s->noise_points, OPCOST_RUN_NOISE_MIN_PAIRS);
+    else
+        fprintf(f,
+                "run-to-run noise: 95 %% of the rows of %zu points "
+                "measured again at the end (%zu pairs) moved by less than "
+                "x%.3f (run_noise_rel %.3f); every interval is at least "
+                "+%.1f %%\n",
+                s->noise_points, s->noise_pairs, exp(s->noise), s->noise,
+                100 * expm1(s->noise));
+}
+
 /* Rows of one group: same distribution, op, dtype and layout. */
 static int same_group(const opcost_result *a, const opcost_result *b)
 {
@@ -140,14 +185,80 @@ static void expected(const opcost_result *rows, size_t n, size_t first,
     *per_token = missing ? NAN : *per_call / opcost_wmean_value(&b);
 }
 
+/* Whether row r is the member a paired_with names ("path" or
+ * "path/variant") at row p's point. */
+static int is_member(const opcost_result *r, const opcost_result *p,
+                     const char *name)
+{
+    const char *slash = strchr(name, '/');
+    const size_t n = slash ? (size_t)(slash - name) : strlen(name);
+    return same_group(r, p) && r->B == p->B && r->N == p->N &&
+           strlen(r->path) == n && !strncmp(r->path, name, n) &&
+           !strcmp(r->variant, slash ? slash + 1 : "auto") &&
+           r->status == OPCOST_STATUS_OK;
+}
+
+/* A path's paired expected cost over its baseline's in a group: R = sum
+ * a_i r_i / sum a_i (a_i: the shape's freq times its baseline's median,
+ * r_i: the paired ratio), its interval combined from the rows' (each a 95 %
+ * half-width in log; opcost_paired_weighted). *baseline names what the
+ * rows are paired with. -1 unless every shape has a paired ratio against
+ * the same baseline. */
+static int paired_expected(const opcost_result *rows, size_t n, size_t first,
+                           const char *path, const char *variant,
+                           opcost_paired *out, const char **baseline)
+{
+    size_t k = 0, cap = 0;
+    for (size_t i = first; i < n; ++i)
+        cap += same_group(&rows[first], &rows[i]);
+    double *a = malloc((cap ? cap : 1) * sizeof *a);
+    opcost_paired *r = malloc((cap ? cap : 1) * sizeof *r);
+    int rc = a && r ? 0 : -1;
+    *baseline = NULL;
+    for (size_t i = first; i < n && rc == 0; ++i) {
+        const opcost_result *x = &rows[i];
+        if (!same_group(&rows[first], x) || strcmp(x->path, path) ||
+            strcmp(x->variant, variant))
+            continue;
+        if (x->status != OPCOST_STATUS_OK || !x->paired_with[0] ||
+            !isfinite(x->ratio) || !isfinite(x->ratio_ci95_rel) ||
+            (*baseline && strcmp(*baseline, x->paired_with))) {
+            rc = -1;
+            break;
+        }
+        *baseline = x->paired_with;
+        const opcost_result *b = NULL;
+        for (size_t j = first; j < n && !b; ++j)
+            if (is_member(&rows[j], x, x->paired_with))
+                b = &rows[j];
+        if (!b) {
+            rc = -1;
+            break;
+        }
+        a[k] = atof(x->freq) * b->median_us;
+        /* the row's 95 % half-width, as a normal interval's */
+        r[k] = (opcost_paired){.n = (size_t)x->rounds,
+                               .ratio = x->ratio,
+                               .se = log1p(x->ratio_ci95_rel) / 1.96,
+                               .df = 1e6};
+        ++k;
+    }
+    if (rc == 0 && (!k || opcost_paired_weighted(a, r, k, out)))
+        rc = -1;
+    free(a);
+    free(r);
+    return rc;
+}
+
 void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
 {
     char *done = calloc(n ? n : 1, 1);
     if (!done)
         return;
     fprintf(f, "Expected cost per call over each distribution (shapes weighted "
-               "by freq), per token, and speedup (x: reference / path, "
-               "native / path):\n");
+               "by freq), per token, and speedup (x: baseline / path, paired "
+               "in rounds, with its 95 %% interval; native / path from the "
+               "medians):\n");
     for (size_t g = 0; g < n; ++g) {
         if (done[g])
             continue;
@@ -155,10 +266,18 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
         int shapes;
         expected(rows, n, g, "reference", "auto", &ref, &tok, &shapes);
         expected(rows, n, g, "native", "auto", &nat, &tok, &shapes);
+        const char *baseline = "reference";
+        for (size_t i = g; i < n; ++i)
+            if (same_group(&rows[g], &rows[i]) && rows[i].paired_with[0]) {
+                baseline = rows[i].paired_with;
+                break;
+            }
+        char vs[OPCOST_TEXT_MAX + 4];
+        snprintf(vs, sizeof vs, "vs %s", baseline);
         fprintf(f, "\n%s  %s %s %s\n", rows[g].distribution, rows[g].op,
                 rows[g].dtype, rows[g].layout);
-        fprintf(f, "  %-28s %12s %12s %12s %10s\n", "path [variant]", "us/call",
-                "ns/token", "vs reference", "vs native");
+        fprintf(f, "  %-28s %12s %12s %18s %10s\n", "path [variant]", "us/call",
+                "ns/token", vs, "vs native");
         for (size_t i = g; i < n; ++i) {
             if (!same_group(&rows[g], &rows[i]))
                 continue;
@@ -188,13 +307,28 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
                         name, "-");
                 continue;
             }
-            char vs_ref[32] = "-", vs_nat[32] = "-";
-            if (!isnan(ref))
-                snprintf(vs_ref, sizeof vs_ref, "%.2fx", ref / call);
+            char vs_base[48] = "-", vs_nat[32] = "-";
+            opcost_paired pe;
+            const char *paired_with;
+            char member[OPCOST_TEXT_MAX * 2];
+            if (strcmp(rows[i].variant, "auto"))
+                snprintf(member, sizeof member, "%s/%s", rows[i].path,
+                         rows[i].variant);
+            else
+                snprintf(member, sizeof member, "%s", rows[i].path);
+            if (!strcmp(member, baseline))
+                snprintf(vs_base, sizeof vs_base, "1 (baseline)");
+            else if (!paired_expected(rows, n, g, rows[i].path, rows[i].variant,
+                                      &pe, &paired_with))
+                snprintf(vs_base, sizeof vs_base, "%.2fx +-%.1f%%",
+                         1 / pe.ratio, 100 * pe.ci95_rel);
+            else if (!strcmp(baseline, "reference") && !isnan(ref))
+                /* files without paired ratios: the medians' ratio */
+                snprintf(vs_base, sizeof vs_base, "%.2fx", ref / call);
             if (!isnan(nat))
                 snprintf(vs_nat, sizeof vs_nat, "%.2fx", nat / call);
-            fprintf(f, "  %-28s %12.2f %12.2f %12s %10s  (%d shape%s)\n", name,
-                    call, per_token * 1e3, vs_ref, vs_nat, shapes,
+            fprintf(f, "  %-28s %12.2f %12.2f %18s %10s  (%d shape%s)\n", name,
+                    call, per_token * 1e3, vs_base, vs_nat, shapes,
                     shapes == 1 ? "" : "s");
         }
     }

@@ -3,16 +3,17 @@
 #define OPCOST_REPORT_H
 
 #include "ceiling.h"
-#include "config.h"
 #include "hostinfo.h"
-#include "results_csv.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "row.h"
 #include "rowops_bridge.h"
 
 #include <stdio.h>
 
 /* The configuration, the timer's resolution and the ceiling, first. */
 /* gpu: the device of a --device cuda run, NULL on the CPU. */
-void opcost_report_header(FILE *f, const opcost_config *cfg,
+void opcost_report_header(FILE *f, const opcost_plan *cfg,
                           const opcost_hostinfo *host,
                           const opcost_ceiling *ceiling,
                           const rowops_bridge_cuda_device *gpu, size_t points,
@@ -22,6 +23,10 @@ void opcost_report_header(FILE *f, const opcost_config *cfg,
  * time left at the rate so far. */
 void opcost_report_progress(FILE *f, size_t done, size_t total,
                             double elapsed_s);
+
+/* After the points: the ceilings' drift over the run (CPU) and the
+ * run-to-run noise (when points were measured again). */
+void opcost_report_settled(FILE *f, const opcost_run_settled *s);
 
 /* Per distribution and (op, dtype, layout): each path's expected cost per
  * call (shapes weighted by freq), per token, and its speedup against

@@ -8,7 +8,7 @@
 
 /* Returns the process exit status: 0 when every row was written (rows may
  * be skipped, wrong or error: the CSV says which), 1 on a fatal error. */
-int opcost_run(const opcost_config *cfg);
+int opcost_run(const opcost_plan *cfg);
 
 int opcost_run_main(int argc, char **argv);
 

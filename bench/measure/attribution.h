@@ -30,7 +30,7 @@
 #define OPCOST_ATTRIBUTION_H
 
 #include "events.h"
-#include "results_csv.h" /* opcost_attribution_source */
+#include "row.h" /* opcost_attribution_source */
 
 #include <stddef.h>
 

@@ -107,6 +107,12 @@ typedef struct opcost_ceiling {
  * and the best figure become the better of the two. */
 void opcost_ceiling_merge(opcost_ceiling *c, const opcost_ceiling *other);
 
+/* Merges one figure of a mix at a level (a point's paired probe,
+ * bench/measure/probe.h) into c: the better of the two for that store
+ * kind, and the mix's best. */
+void opcost_ceiling_merge_mix(opcost_ceiling *c, opcost_level level,
+                              opcost_mix mix, int streaming, double gbps);
+
 /* Whether a run of npoints probes the ceilings again after its done-th
  * point (1-based; the last point is followed by the end's probe anyway):
  * every OPCOST_PROBE_EVERY_MAX points, and in shorter runs every quarter

@@ -22,6 +22,10 @@ typedef struct opcost_path_run {
     opcost_workload *w;
     void *priv;              /* the path's own state */
     char dispatch_path[128]; /* what the path ran, filled by prepare/verify */
+    /* where its calls' rotation of the input sets starts (warm-up
+     * included): the members of a point start apart, so that none reads
+     * sets another has just brought into the cache */
+    int first_set;
 } opcost_path_run;
 
 /* The devices a path runs on (opcost_path.devices). */

@@ -33,14 +33,15 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
     memset(t, 0, sizeof *t);
     t->run = run;
     t->what = what;
+    t->next_set = run->w->nsets > 0 ? run->first_set % run->w->nsets : 0;
     /* calibrate on up to three calls (the first is often slower), fewer
      * when one call already lasts a millisecond: the path ran once before
-     * (verification), and slow calls need no batching */
+     * (verification), and slow calls need no batching; but at least one,
+     * since the verification call may have compiled the path (seconds,
+     * where its calls take microseconds) */
     double best = first_call_us > 0 ? first_call_us : INFINITY;
-    if (best >= 1000.0)
-        warmup_s = 0; /* the verification call warmed it up */
     opcost_nvtx_push(OPCOST_NVTX_PHASE, "calibrate");
-    for (int i = 0; i < 3 && !(best >= 1000.0); ++i) {
+    for (int i = 0; i < 3 && (i == 0 || !(best >= 1000.0)); ++i) {
         const int64_t t0 = opcost_now_ns();
         if (call_once(t) || finish(t)) {
             opcost_nvtx_pop(OPCOST_NVTX_PHASE);
@@ -50,6 +51,8 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
         best = us < best ? us : best;
     }
     opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+    if (best >= 1000.0)
+        warmup_s = 0; /* verification and calibration warmed it up */
     t->call_us = best;
     const double b = best > 0 ? ceil(target_sample_us / best) : 1000;
     t->batch = b < 1 ? 1 : b > 1000 ? 1000 : (int)b;
@@ -75,6 +78,43 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
     return finish(t);
 }
 
+/* One batch of calls: *us per call end to end, *device_us the device's
+ * time per call (NAN on the CPU). */
+static int batch(opcost_timer_state *t, double *us, double *device_us)
+{
+    const int gpu = t->run->w->cuda;
+    const int64_t t0 = opcost_now_ns();
+    if (gpu && rowops_bridge_cuda_timer_start(t->error, sizeof t->error))
+        return -1;
+    for (int i = 0; i < t->batch; ++i)
+        if (call_once(t))
+            return -1;
+    double device_ms = NAN;
+    /* waits for the batch's last work: the clock then reads end to end */
+    if (gpu &&
+        rowops_bridge_cuda_timer_stop(&device_ms, t->error, sizeof t->error))
+        return -1;
+    const int64_t t1 = opcost_now_ns();
+    *device_us = device_ms * 1e3 / t->batch;
+    *us = (double)(t1 - t0) / 1e3 / t->batch;
+    return 0;
+}
+
+int opcost_timing_sample(opcost_timer_state *t, double *us, double *device_us)
+{
+    /* the members of a round run in turn, so the path's code, its
+     * allocator's blocks and the framework's caches were just another
+     * member's: one call untimed first (on the next set, as a repetition's
+     * previous sample would have been) makes the batch a warm one; a call
+     * of a millisecond or more does not notice (and would double the time
+     * of the slowest members) */
+    const int lead_in = t->call_us < OPCOST_LEAD_IN_BELOW_US;
+    opcost_workload_flush(t->run->w, t->next_set, t->batch + lead_in);
+    if (lead_in && (call_once(t) || finish(t)))
+        return -1;
+    return batch(t, us, device_us);
+}
+
 static long repetition(opcost_timer_state *t, opcost_stop_rule *rule)
 {
     opcost_stop_reset(rule);
@@ -97,23 +137,15 @@ static long repetition(opcost_timer_state *t, opcost_stop_rule *rule)
             }
             t->cap = cap;
         }
-        const int64_t t0 = opcost_now_ns();
-        if (gpu && rowops_bridge_cuda_timer_start(t->error, sizeof t->error))
+        double us, device_us;
+        if (batch(t, &us, &device_us))
             return -1;
-        for (int i = 0; i < t->batch; ++i)
-            if (call_once(t))
-                return -1;
-        double device_ms = 0;
-        /* waits for the batch's last work: the clock then reads end to end */
-        if (gpu && rowops_bridge_cuda_timer_stop(&device_ms, t->error,
-                                                 sizeof t->error))
-            return -1;
-        const int64_t t1 = opcost_now_ns();
         if (gpu)
-            t->device_samples[t->n] = device_ms * 1e3 / t->batch;
-        t->samples[t->n++] = (double)(t1 - t0) / 1e3 / t->batch;
-        const int stop = opcost_stop_check(
-            rule, t->samples + first, t->n - first, (double)(t1 - start) / 1e9);
+            t->device_samples[t->n] = device_us;
+        t->samples[t->n++] = us;
+        const int stop =
+            opcost_stop_check(rule, t->samples + first, t->n - first,
+                              opcost_seconds_since(start));
         if (stop < 0) {
             snprintf(t->error, sizeof t->error, "stopping rule failed");
             return -1;

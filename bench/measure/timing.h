@@ -10,7 +10,7 @@
 #define OPCOST_TIMING_H
 
 #include "path.h"
-#include "stats.h"
+#include "stop.h"
 
 #include <stddef.h>
 
@@ -50,6 +50,14 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
 /* One repetition: appends its samples (microseconds per call) to
  * t->samples until rule stops it. Returns the number taken, or -1. */
 long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule);
+
+/* A sample of calls shorter than this is led in by one untimed call. */
+#define OPCOST_LEAD_IN_BELOW_US 1000.0
+
+/* One sample, outside any repetition (a member's sample in a round,
+ * bench/measure/rounds.h): *us per call, *device_us the device's time per
+ * call (NAN on the CPU). 0, or -1 (error set). */
+int opcost_timing_sample(opcost_timer_state *t, double *us, double *device_us);
 
 void opcost_timing_end(opcost_timer_state *t);
 

@@ -129,9 +129,92 @@ int64_t opcost_case_bytes(const opcost_case *c)
     return (o->row_inputs + o->row_outputs) * elems * es + weight + c->B * rs;
 }
 
-int opcost_workload_make(opcost_workload *w, const opcost_case *c,
-                         size_t llc_bytes, int cold, uint64_t seed, char *err,
-                         size_t errlen)
+/* Where each set lies: its inputs (x, residual, weight) in one block of
+ * set_in bytes, its outputs (out, residual_out, rstd) in one of set_out,
+ * all sets' inputs one after another, then (out_offset) all outputs. */
+typedef struct set_layout {
+    size_t in_one, w_one, set_in, out_one, set_out;
+    size_t nsets;
+} set_layout;
+
+static void layout_of(const opcost_case *c, size_t nsets, set_layout *L)
+{
+    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    const size_t es = rowops_dtype_size(c->dtype);
+    L->in_one = round_up((size_t)storage_elems(c->layout, c->B, c->N) * es);
+    L->w_one =
+        fused ? round_up((size_t)c->N * rowops_dtype_size(c->weight_dtype)) : 0;
+    L->set_in = L->in_one * (fused ? 2 : 1) + L->w_one;
+    const size_t acc = c->dtype == ROWOPS_F64 ? 8 : 4;
+    L->out_one = round_up((size_t)(c->B * c->N) * es);
+    L->set_out = L->out_one * (fused ? 2 : 1) + round_up((size_t)c->B * acc);
+    L->nsets = nsets;
+}
+
+/* The views of every set over w->in_mem and w->out_mem. */
+static void build_views(opcost_workload *w, const set_layout *L)
+{
+    const opcost_case *c = &w->c;
+    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    const size_t acc = c->dtype == ROWOPS_F64 ? 8 : 4;
+    for (size_t i = 0; i < L->nsets; ++i) {
+        char *in = (char *)w->in_mem + i * L->set_in;
+        char *out = (char *)w->out_mem + i * L->set_out;
+        opcost_set *st = &w->sets[i];
+        st->x = input_view(in, c->dtype, c->layout, c->B, c->N);
+        st->out = opcost_contiguous(out, c->dtype, c->B, c->N);
+        char *rstd = out + L->out_one;
+        if (fused) {
+            st->residual =
+                input_view(in + L->in_one, c->dtype, c->layout, c->B, c->N);
+            st->weight =
+                opcost_contiguous(in + 2 * L->in_one, c->weight_dtype, 1, c->N);
+            st->weight.rank = 1;
+            st->weight.sizes[0] = c->N;
+            st->weight.strides[0] = 1;
+            st->residual_out =
+                opcost_contiguous(out + L->out_one, c->dtype, c->B, c->N);
+            rstd = out + 2 * L->out_one;
+        }
+        st->rstd = opcost_contiguous(rstd, acc == 8 ? ROWOPS_F64 : ROWOPS_F32,
+                                     1, c->B);
+        st->rstd.rank = 1;
+        st->rstd.sizes[0] = c->B;
+        st->rstd.strides[0] = 1;
+    }
+}
+
+/* Random inputs (FILLED_SETS sets of their own, the others copies) and
+ * output pages mapped now, with NaN bytes, not by a timed call. */
+static void fill_sets(opcost_workload *w, const set_layout *L, uint64_t seed)
+{
+    const opcost_case *c = &w->c;
+    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    memset(w->out_mem, 0xFF, L->nsets * L->set_out);
+    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+    if (!s)
+        s = 1;
+    const int64_t se = storage_elems(c->layout, c->B, c->N);
+    for (size_t i = 0; i < L->nsets; ++i) {
+        char *in = (char *)w->in_mem + i * L->set_in;
+        if (i >= FILLED_SETS) { /* the values matter only for verification */
+            memcpy(in, (char *)w->in_mem + (i % FILLED_SETS) * L->set_in,
+                   L->set_in);
+            continue;
+        }
+        fill(in, se, c->dtype, &s);
+        if (fused) {
+            fill(in + L->in_one, se, c->dtype, &s);
+            fill(in + 2 * L->in_one, c->N, c->weight_dtype, &s);
+        }
+    }
+}
+
+/* The parts every workload shares: the case, its sets' layout, whether it
+ * is cold, the set descriptors. 0, or -1 with err. */
+static int begin(opcost_workload *w, const opcost_case *c, size_t nsets,
+                 size_t llc_bytes, int cold, set_layout *L, char *err,
+                 size_t errlen)
 {
     memset(w, 0, sizeof *w);
     w->c = *c;
@@ -141,88 +224,104 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
                  (long long)c->B, (long long)c->N);
         return -1;
     }
-    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    layout_of(c, nsets, L);
+    if (!nsets)
+        L->nsets = nsets =
+            sets_for((double)(L->set_in + L->set_out), llc_bytes, cold);
+    w->nsets = (int)nsets;
+    w->input_bytes = nsets * L->set_in;
+    /* cold only when the rotation reached its span (OPCOST_MAX_SETS of a
+     * tiny shape may not) */
+    w->cache = cold && (double)(nsets * (L->set_in + L->set_out)) >=
+                           (double)OPCOST_COLD_SPAN_LLC * (double)llc_bytes
+                   ? OPCOST_CACHE_COLD
+                   : OPCOST_CACHE_WARM;
+    w->set_in_bytes = L->set_in;
+    w->set_out_bytes = L->set_out;
+    w->llc_bytes = llc_bytes;
+    w->sets = calloc(nsets, sizeof *w->sets);
+    if (!w->sets) {
+        snprintf(err, errlen, "out of memory (%zu sets)", nsets);
+        return -1;
+    }
+    return 0;
+}
+
+int opcost_workload_make(opcost_workload *w, const opcost_case *c,
+                         size_t llc_bytes, int cold, uint64_t seed, char *err,
+                         size_t errlen)
+{
     const double need = opcost_workload_bytes(c, llc_bytes, cold);
     if (!(need < 0.5 * (double)SIZE_MAX)) {
+        memset(w, 0, sizeof *w);
         snprintf(err, errlen,
                  "B = %lld, N = %lld: %.3g bytes of buffers "
                  "cannot be addressed",
                  (long long)c->B, (long long)c->N, need);
         return -1;
     }
-    const size_t es = rowops_dtype_size(c->dtype);
-    const size_t in_one =
-        round_up((size_t)storage_elems(c->layout, c->B, c->N) * es);
-    const size_t w_one =
-        fused ? round_up((size_t)c->N * rowops_dtype_size(c->weight_dtype)) : 0;
-    const size_t set_in = in_one * (fused ? 2 : 1) + w_one;
-    const size_t acc = c->dtype == ROWOPS_F64 ? 8 : 4;
-    const size_t out_one = round_up((size_t)(c->B * c->N) * es);
-    const size_t set_out =
-        out_one * (fused ? 2 : 1) + round_up((size_t)c->B * acc);
-    const size_t nsets = sets_for((double)(set_in + set_out), llc_bytes, cold);
-    w->nsets = (int)nsets;
-    w->input_bytes = nsets * set_in;
-    /* cold only when the rotation reached its span (OPCOST_MAX_SETS of a
-     * tiny shape may not) */
-    w->cache = cold && (double)(nsets * (set_in + set_out)) >=
-                           (double)OPCOST_COLD_SPAN_LLC * (double)llc_bytes
-                   ? OPCOST_CACHE_COLD
-                   : OPCOST_CACHE_WARM;
-    w->set_in_bytes = set_in;
-    w->set_out_bytes = set_out;
-    w->sets = calloc(nsets, sizeof *w->sets);
-    w->in_mem = opcost_buffer_alloc(nsets * set_in);
-    /* One output set for every call: a model's allocator hands back the
-     * memory it just freed, so outputs are written to recycled memory. */
-    w->out_mem = opcost_buffer_alloc(nsets * set_out);
-    if (!w->sets || !w->in_mem || !w->out_mem) {
-        snprintf(err, errlen,
-                 "cannot allocate %zu input sets of %zu + %zu bytes "
-                 "(B = %lld, N = %lld)",
-                 nsets, set_in, set_out, (long long)c->B, (long long)c->N);
+    set_layout L;
+    if (begin(w, c, 0, llc_bytes, cold, &L, err, errlen)) {
         opcost_workload_free(w);
         return -1;
     }
-    /* every output page mapped now (NaN bytes), not by a timed call */
-    memset(w->out_mem, 0xFF, nsets * set_out);
-    uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
-    if (!s)
-        s = 1;
-    for (size_t i = 0; i < nsets; ++i) {
-        char *in = (char *)w->in_mem + i * set_in;
-        char *out = (char *)w->out_mem + i * set_out;
-        opcost_set *st = &w->sets[i];
-        const int64_t se = storage_elems(c->layout, c->B, c->N);
-        if (i >= FILLED_SETS) /* the values matter only for verification */
-            memcpy(in, (char *)w->in_mem + (i % FILLED_SETS) * set_in, set_in);
-        else
-            fill(in, se, c->dtype, &s);
-        st->x = input_view(in, c->dtype, c->layout, c->B, c->N);
-        st->out = opcost_contiguous(out, c->dtype, c->B, c->N);
-        char *rstd = out + out_one;
-        if (fused) {
-            if (i < FILLED_SETS) {
-                fill(in + in_one, se, c->dtype, &s);
-                fill(in + 2 * in_one, c->N, c->weight_dtype, &s);
-            }
-            st->residual =
-                input_view(in + in_one, c->dtype, c->layout, c->B, c->N);
-            st->weight =
-                opcost_contiguous(in + 2 * in_one, c->weight_dtype, 1, c->N);
-            st->weight.rank = 1;
-            st->weight.sizes[0] = c->N;
-            st->weight.strides[0] = 1;
-            st->residual_out =
-                opcost_contiguous(out + out_one, c->dtype, c->B, c->N);
-            rstd = out + 2 * out_one;
-        }
-        st->rstd = opcost_contiguous(rstd, acc == 8 ? ROWOPS_F64 : ROWOPS_F32,
-                                     1, c->B);
-        st->rstd.rank = 1;
-        st->rstd.sizes[0] = c->B;
-        st->rstd.strides[0] = 1;
+    w->in_mem = opcost_buffer_alloc(L.nsets * L.set_in);
+    /* One output set for every call: a model's allocator hands back the
+     * memory it just freed, so outputs are written to recycled memory. */
+    w->out_mem = opcost_buffer_alloc(L.nsets * L.set_out);
+    if (!w->in_mem || !w->out_mem) {
+        snprintf(err, errlen,
+                 "cannot allocate %zu input sets of %zu + %zu bytes "
+                 "(B = %lld, N = %lld)",
+                 L.nsets, L.set_in, L.set_out, (long long)c->B,
+                 (long long)c->N);
+        opcost_workload_free(w);
+        return -1;
     }
+    w->owns_memory = 1;
+    fill_sets(w, &L, seed);
+    build_views(w, &L);
+    return 0;
+}
+
+/* The shared block's room for a path's per-set scratch: the contiguous
+ * copies of a set's row inputs (the kernel path's, for a layout it does
+ * not take as it is). */
+static size_t scratch_per_set(const opcost_case *c)
+{
+    const size_t es = rowops_dtype_size(c->dtype);
+    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    return c->layout == OPCOST_CONTIGUOUS
+               ? 0
+               : round_up((size_t)(c->B * c->N) * es) * (fused ? 2 : 1);
+}
+
+size_t opcost_workload_shared_bytes(const opcost_case *c, size_t llc_bytes,
+                                    int cold, size_t *nsets)
+{
+    set_layout L;
+    layout_of(c, 0, &L);
+    *nsets = sets_for((double)(L.set_in + L.set_out), llc_bytes, cold);
+    return round_up(*nsets * L.set_in) + round_up(*nsets * L.set_out) +
+           *nsets * scratch_per_set(c);
+}
+
+int opcost_workload_attach(opcost_workload *w, const opcost_case *c,
+                           size_t nsets, size_t llc_bytes, int cold, void *mem,
+                           int fill, uint64_t seed, char *err, size_t errlen)
+{
+    set_layout L;
+    if (begin(w, c, nsets, llc_bytes, cold, &L, err, errlen)) {
+        opcost_workload_free(w);
+        return -1;
+    }
+    w->in_mem = mem;
+    w->out_mem = (char *)mem + round_up(nsets * L.set_in);
+    w->shared_scratch = (char *)w->out_mem + round_up(nsets * L.set_out);
+    w->shared_scratch_per_set = scratch_per_set(c);
+    if (fill)
+        fill_sets(w, &L, seed);
+    build_views(w, &L);
     return 0;
 }
 
@@ -281,8 +380,13 @@ void opcost_workload_free(opcost_workload *w)
     rowops_bridge_cuda_free(w->dev_out);
     free(w->host_sets);
     free(w->sets);
-    free(w->in_mem);
-    free(w->out_mem);
+    for (int i = 0; i < w->nscratch; ++i)
+        if (w->scratch[i].owned)
+            free(w->scratch[i].mem);
+    if (w->owns_memory) {
+        free(w->in_mem);
+        free(w->out_mem);
+    }
     memset(w, 0, sizeof *w);
 }
 
@@ -332,4 +436,89 @@ void opcost_workload_poison_outputs(opcost_workload *w)
         memset(s->rstd.data, 0xFF,
                (size_t)w->c.B * rowops_dtype_size(s->rstd.dtype));
     }
+}
+
+void *opcost_workload_scratch(opcost_workload *w, size_t bytes_per_set)
+{
+    const size_t per = round_up(bytes_per_set);
+    const int k = w->nscratch;
+    if (k >= (int)(sizeof w->scratch / sizeof w->scratch[0]))
+        return NULL;
+    /* an attached workload's block has room for one path's (opcost ab:
+     * both sides then copy into the same pages) */
+    const int shared = w->shared_scratch && per <= w->shared_scratch_per_set;
+    void *p = shared ? w->shared_scratch
+                     : opcost_buffer_alloc(per * (size_t)w->nsets);
+    if (!p)
+        return NULL;
+    w->scratch[k].mem = p;
+    w->scratch[k].per_set = shared ? w->shared_scratch_per_set : per;
+    w->scratch[k].owned = !shared;
+    w->nscratch = k + 1;
+    if (shared)
+        w->shared_scratch = NULL; /* taken */
+    return p;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+__attribute__((target("clflushopt"))) static void flush_opt(const char *p,
+                                                            size_t n)
+{
+    for (size_t i = 0; i < n; i += 64)
+        _mm_clflushopt((void *)(p + i));
+}
+
+static void flush_lines(const void *p, size_t n)
+{
+    static int opt = -1;
+    if (opt < 0)
+        opt = __builtin_cpu_supports("clflushopt");
+    const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+    n += (size_t)((const char *)p - c);
+    if (opt) {
+        flush_opt(c, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i += 64)
+        _mm_clflush(c + i);
+}
+
+static void flush_fence(void)
+{
+    _mm_mfence();
+}
+#else
+static void flush_lines(const void *p, size_t n)
+{
+    (void)p, (void)n;
+}
+
+static void flush_fence(void) {}
+#endif
+
+void opcost_workload_flush(const opcost_workload *w, int first, int count)
+{
+    /* a set of a sixteenth of the cache or more: the sets a member is
+     * behind another's are mostly out of it already, and flushing them
+     * would cost more than the calls */
+    if (w->cuda || w->cache != OPCOST_CACHE_COLD || w->nsets < 1 ||
+        (double)(w->set_in_bytes + w->set_out_bytes) * 16 >=
+            (double)w->llc_bytes)
+        return;
+    if (count > w->nsets)
+        count = w->nsets;
+    for (int k = 0; k < count; ++k) {
+        const size_t i = (size_t)((first + k) % w->nsets);
+        flush_lines((const char *)w->in_mem + i * w->set_in_bytes,
+                    w->set_in_bytes);
+        flush_lines((const char *)w->out_mem + i * w->set_out_bytes,
+                    w->set_out_bytes);
+        for (int j = 0; j < w->nscratch; ++j)
+            flush_lines((const char *)w->scratch[j].mem +
+                            i * w->scratch[j].per_set,
+                        w->scratch[j].per_set);
+    }
+    flush_fence();
 }

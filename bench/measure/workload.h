@@ -13,7 +13,7 @@
 #define OPCOST_WORKLOAD_H
 
 #include "buffer.h"
-#include "results_csv.h"
+#include "row.h"
 #include "rowops.h"
 #include "shape_file.h"
 
@@ -55,6 +55,20 @@ typedef struct opcost_workload {
     opcost_cache_state cache; /* cold when the inputs exceed the LLC */
     size_t input_bytes;       /* all sets' inputs, as allocated */
     void *in_mem, *out_mem;
+    int owns_memory;  /* 0: attached to the caller's (opcost ab's shared) */
+    size_t llc_bytes; /* the cache a cold rotation spans 4x */
+    /* per-set memory of the paths (opcost_workload_scratch), flushed
+     * with the sets */
+    struct {
+        void *mem;
+        size_t per_set;
+        int owned; /* allocated here (else the attached block's) */
+    } scratch[4];
+    int nscratch;
+    /* an attached block's room for one path's scratch (NULL: none or
+     * taken) */
+    void *shared_scratch;
+    size_t shared_scratch_per_set;
     opcost_expected expected;
     /* On a GPU (opcost_workload_to_device): sets describes device memory,
      * host_sets the host copy the inputs were filled in (the reference
@@ -80,6 +94,34 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
                          size_t errlen);
 
 void opcost_workload_free(opcost_workload *w);
+
+/* Flushes every byte the engine knows that sets first .. first + count - 1
+ * (mod nsets) touch (their inputs, outputs and the paths' scratch) out of
+ * every cache level (clflushopt), when the workload is cold and a set is
+ * smaller than a sixteenth of the last-level cache: the members of a round
+ * share the sets, so another member may have just read a set this sample is
+ * about to (a constant bias between two members that advance alike: 2-17 % in
+ * an A/A of one build). Nothing on a GPU. */
+void opcost_workload_flush(const opcost_workload *w, int first, int count);
+
+/* Per-set memory a path's calls touch besides the sets (the kernel path's
+ * contiguous copies): bytes_per_set for each set, 64-byte aligned,
+ * flushed with the sets and freed with the workload. NULL when memory ran
+ * out or four paths already hold some. */
+void *opcost_workload_scratch(opcost_workload *w, size_t bytes_per_set);
+
+/* The bytes a workload of c needs in one block (inputs, then outputs) and
+ * its sets, as opcost_workload_make would make them. */
+size_t opcost_workload_shared_bytes(const opcost_case *c, size_t llc_bytes,
+                                    int cold, size_t *nsets);
+
+/* A workload over the caller's block mem (opcost_workload_shared_bytes of
+ * it, nsets sets: opcost ab's memory, shared by its processes), its
+ * inputs filled (random from seed) when fill, else as they are. Freeing
+ * it leaves mem alone. 0, or -1 with err. */
+int opcost_workload_attach(opcost_workload *w, const opcost_case *c,
+                           size_t nsets, size_t llc_bytes, int cold, void *mem,
+                           int fill, uint64_t seed, char *err, size_t errlen);
 
 /* Moves a made workload to the current CUDA device: device buffers of the
  * same layout, the inputs copied there, sets rebased to them (host_sets

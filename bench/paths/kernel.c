@@ -67,8 +67,9 @@ static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
     const size_t bytes =
         (size_t)(w->c.B * w->c.N) * rowops_dtype_size(w->c.dtype);
     const size_t per_set = (bytes + 63) / 64 * 64 * (fused ? 2 : 1);
+    /* the workload's: flushed with the sets as the inputs they copy */
     if (w->c.layout != OPCOST_CONTIGUOUS &&
-        !(s->copies = opcost_buffer_alloc(per_set * (size_t)w->nsets)))
+        !(s->copies = opcost_workload_scratch(w, per_set)))
         goto oom;
     for (int i = 0; i < w->nsets; ++i) {
         rowops_call c = opcost_workload_call(w, i);
@@ -164,7 +165,6 @@ static void kernel_release(opcost_path_run *r)
     }
     if (s) {
         free(s->calls);
-        free(s->copies);
         rowops_bridge_cuda_free(s->dev_copies);
         free(s);
     }

@@ -6,15 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const opcost_variant opcost_variant_auto = {
-    "auto",
-    ROWOPS_IMPL_COUNT,
-    NULL,
-    0,
-    "what the eligibility function picks",
-    0,
-    NULL};
-
 /* Every kernel of the table (kernels/kernel_table.def) but the reference,
  * then the kernels called from Python. */
 static const opcost_variant table[] = {

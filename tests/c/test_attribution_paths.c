@@ -58,7 +58,7 @@ int main(void)
         "2",
         "--threads",
         "1"};
-    opcost_config cfg;
+    opcost_plan cfg;
     C_EXPECT(opcost_config_parse(&cfg, 13, argv, err, sizeof err) == 0, "%s",
              err);
     C_EXPECT(opcost_run(&cfg) == 0, "opcost run failed");

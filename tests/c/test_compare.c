@@ -71,7 +71,7 @@ static void make_run_rows(const char *name, int rows, int reps, double scale,
                 const double u = (double)(st >> 8) / 16777216.0 - 0.5;
                 const double us = 10.0 * (1 + i) * scale * row_shift *
                                   (1 + drift) * (1 + 0.02 * u);
-                s[ns++] = (opcost_sample){i, k, j, us};
+                s[ns++] = (opcost_sample){i, k, j, us, OPCOST_INT_NA};
                 sum += us;
             }
         }

@@ -18,8 +18,11 @@
  * issue), and version 2 (measured attribution: device_us, other_kernel_us,
  * attribution_source, tracer_overhead, sm_clock_mhz, throttle_reasons,
  * ceiling_kind, working_set_bytes, ci95_pooled_rel, added at the end),
- * and version 3 (intervals with the run noise: ci95_reps_rel,
- * run_noise_rel). */
+ * version 3 (intervals with the run noise: ci95_reps_rel,
+ * run_noise_rel), and version 4 (paired measurement: paired_with, ratio,
+ * ratio_ci95_rel, verdict, rounds; frac_of_peak paired with its interval,
+ * the best probe's figure beside it; p_value, probe_gbps, stopped_by and
+ * side with them). */
 #define V1_COLUMNS                                                             \
     "schema_version,run_id,timestamp_utc,git_sha,host,cpu,gpu,torch_version,"  \
     "device,threads,distribution,op,B,N,dtype,weight_dtype,layout,freq,path,"  \
@@ -31,11 +34,16 @@
     V1_COLUMNS ",device_us,other_kernel_us,attribution_source,"                \
                "tracer_overhead,sm_clock_mhz,throttle_reasons,ceiling_kind,"   \
                "working_set_bytes,ci95_pooled_rel"
+#define V3_COLUMNS V2_COLUMNS ",ci95_reps_rel,run_noise_rel"
 static const char v1_header[] = V1_COLUMNS;
 static const char v2_header[] = V2_COLUMNS;
+static const char v3_header[] = V3_COLUMNS;
 /* The current version's header, written out: the one line a new column
  * changes here (counts and versions below follow from it). */
-static const char spec_header[] = V2_COLUMNS ",ci95_reps_rel,run_noise_rel";
+static const char spec_header[] =
+    V3_COLUMNS ",paired_with,ratio,ratio_ci95_rel,p_value,verdict,rounds,"
+               "frac_of_peak_ci95_rel,frac_of_peak_best,probe_gbps,"
+               "stopped_by,side";
 
 /* Columns of spec_header. */
 static int spec_columns(void)
@@ -559,6 +567,22 @@ static void test_parse_errors(void)
              "directory: %s", err);
 }
 
+/* RFC 4180 text as the writer quotes it (a sidecar written by hand). */
+static void write_csv_text(FILE *f, const char *t)
+{
+    if (!strpbrk(t, ",\"\r\n")) {
+        fputs(t, f);
+        return;
+    }
+    putc('"', f);
+    for (; *t; ++t) {
+        if (*t == '"')
+            putc('"', f);
+        putc(*t, f);
+    }
+    putc('"', f);
+}
+
 static void test_samples(void)
 {
     char err[512], buf[512], path[512];
@@ -575,8 +599,11 @@ static void test_samples(void)
     row_ok(&rows[0]);
     row_plain(&rows[1]);
     const opcost_sample s[] = {
-        {0, 0, 0, 12.3456789}, {0, 0, 1, 12.5}, {0, 1, 0, 11.0},
-        {1, 0, 0, 1.5},        {1, 0, 1, 0.25},
+        {0, 0, 0, 12.3456789, 0},
+        {0, 0, 1, 12.5, 1},
+        {0, 1, 0, 11.0, 2},
+        {1, 0, 0, 1.5, 0},
+        {1, 0, 1, 0.25, OPCOST_INT_NA},
     };
     const size_t ns = sizeof s / sizeof s[0];
     rows[0].n_samples = 3; /* the sidecar holds each row's n_samples */
@@ -589,14 +616,14 @@ static void test_samples(void)
     C_EXPECT(temp_files(dir) == 0, "no temp file");
     join(buf, sizeof buf, "run.samples.csv");
     char *text = slurp(buf);
-    C_EXPECT(text && !strncmp(text,
-                              "run_id,point,path,variant,rep,sample,us\n"
-                              "20250101T000000Z-abc,0,fast,\"a,\"\"b\"\"\","
-                              "0,0,12.3456789\n",
-                              strlen("run_id,point,path,variant,rep,sample,us"
-                                     "\n20250101T000000Z-abc,0,fast,\"a,\"\"b"
-                                     "\"\"\",0,0,12.3456789\n")),
-             "sidecar text:\n%s", text ? text : "(none)");
+    static const char want[] =
+        "run_id,point,path,variant,rep,sample,us,round\n"
+        "20250101T000000Z-abc,0,fast,\"a,\"\"b\"\"\",0,0,12.3456789,0\n";
+    C_EXPECT(text && !strncmp(text, want, strlen(want)), "sidecar text:\n%s",
+             text ? text : "(none)");
+    /* a sample without a round (an older sidecar's) writes it empty */
+    C_EXPECT(text && strstr(text, ",0,1,0.25,\n"), "empty round:\n%s",
+             text ? text : "(none)");
     free(text);
 
     opcost_sample *back = NULL;
@@ -607,9 +634,40 @@ static void test_samples(void)
     C_EXPECT(n == ns, "%zu samples back", n);
     for (size_t i = 0; i < n && i < ns; ++i)
         C_EXPECT(back[i].point == s[i].point && back[i].rep == s[i].rep &&
-                     back[i].sample == s[i].sample && back[i].us == s[i].us,
+                     back[i].sample == s[i].sample && back[i].us == s[i].us &&
+                     back[i].round == s[i].round,
                  "sample %zu round trips (%.17g)", i, back[i].us);
     free(back);
+
+    /* a sidecar of schema versions 1-3 (no round column) still loads, its
+     * rounds empty */
+    {
+        char side[512];
+        join(side, sizeof side, "run.samples.csv");
+        FILE *f = fopen(side, "w");
+        fputs("run_id,point,path,variant,rep,sample,us\n", f);
+        const char *ids[2] = {rows[0].run_id, rows[1].run_id};
+        const char *paths[2] = {rows[0].path, rows[1].path};
+        for (size_t i = 0; i < ns; ++i) {
+            const int r = (int)s[i].point;
+            fprintf(f, "%s,%d,%s,", ids[r], r, paths[r]);
+            write_csv_text(f, rows[r].variant);
+            fprintf(f, ",%d,%d,%.9g\n", (int)s[i].rep, (int)s[i].sample,
+                    s[i].us);
+        }
+        fclose(f);
+        C_EXPECT(
+            opcost_samples_read(path, rows, 2, &back, &n, err, sizeof err) == 0,
+            "a sidecar without rounds: %s", err);
+        C_EXPECT(n == ns && back[0].round == OPCOST_INT_NA &&
+                     back[2].us == s[2].us,
+                 "a sidecar without rounds: %zu samples, round %lld", n,
+                 n ? (long long)back[0].round : -1LL);
+        free(back);
+        C_EXPECT(opcost_samples_write(path, rows, 2, s, ns, err, sizeof err) ==
+                     0,
+                 "%s", err);
+    }
 
     /* The sidecar must match the main rows it points at. */
     opcost_result other[2] = {rows[0], rows[1]};
@@ -644,7 +702,7 @@ static void test_samples(void)
                  strstr(err, "sample 3: rep 1 of point 0, whose row has "
                              "reps = 1"),
              "rep beyond the row's: %s", err);
-    const opcost_sample far = {5, 0, 0, 1.0};
+    const opcost_sample far = {5, 0, 0, 1.0, 0};
     C_EXPECT(opcost_samples_write(path, rows, 2, &far, 1, err, sizeof err) ==
                      -1 &&
                  strstr(err, "samples[0].point"),
@@ -655,19 +713,23 @@ static void test_samples(void)
     join(buf, sizeof buf, "stream.samples.csv");
     opcost_samples_writer *w;
     C_EXPECT(opcost_samples_open(&w, path, err, sizeof err) == 0, "%s", err);
-    C_EXPECT(opcost_samples_add(w, &rows[0], 0, 0, 0, NAN, err, sizeof err) ==
-                     -1 &&
+    const opcost_sample nan_us = {0, 0, 0, NAN, 0}, neg_rep = {0, -1, 0, 1, 0},
+                        neg_round = {0, 0, 0, 1, -2}, one = {0, 0, 0, 1, 0};
+    C_EXPECT(opcost_samples_add(w, &rows[0], &nan_us, err, sizeof err) == -1 &&
                  strstr(err, "us:"),
              "NAN sample: %s", err);
-    C_EXPECT(opcost_samples_add(w, &rows[0], 0, -1, 0, 1.0, err, sizeof err) ==
-                     -1 &&
+    C_EXPECT(opcost_samples_add(w, &rows[0], &neg_rep, err, sizeof err) == -1 &&
                  strstr(err, "rep:"),
              "negative rep: %s", err);
-    opcost_samples_add(w, &rows[0], 0, 0, 0, 1.0, err, sizeof err);
+    C_EXPECT(opcost_samples_add(w, &rows[0], &neg_round, err, sizeof err) ==
+                     -1 &&
+                 strstr(err, "round:"),
+             "negative round: %s", err);
+    opcost_samples_add(w, &rows[0], &one, err, sizeof err);
     opcost_samples_abort(w);
     C_EXPECT(!exists(buf) && temp_files(dir) == 0, "abort leaves nothing");
     C_EXPECT(opcost_samples_open(&w, path, err, sizeof err) == 0, "%s", err);
-    opcost_samples_add(w, &rows[0], 0, 0, 0, 1.0, err, sizeof err);
+    opcost_samples_add(w, &rows[0], &one, err, sizeof err);
     C_EXPECT(opcost_samples_commit(w, err, sizeof err) == 0 && exists(buf),
              "commit: %s", err);
     C_EXPECT(opcost_samples_read(path, NULL, 0, &back, &n, err, sizeof err) ==
@@ -742,8 +804,14 @@ static void test_older_version(int version, const char *header)
         else
             C_EXPECT(back[0].ci95_pooled_rel == 0.125,
                      "version-2 columns read");
-        C_EXPECT(isnan(back[0].ci95_reps_rel) && isnan(back[0].run_noise_rel),
-                 "version-3 columns empty");
+        if (version < 3)
+            C_EXPECT(isnan(back[0].ci95_reps_rel) &&
+                         isnan(back[0].run_noise_rel),
+                     "version-3 columns empty");
+        C_EXPECT(isnan(back[0].ratio) && isnan(back[0].frac_of_peak_best) &&
+                     !back[0].paired_with[0] && !back[0].verdict[0] &&
+                     back[0].rounds == OPCOST_INT_NA,
+                 "version-4 columns empty");
         char again[512];
         join(again, sizeof again, "upgraded.csv");
         C_EXPECT(opcost_results_write(again, back, 1, err, sizeof err) == 0,
@@ -759,13 +827,14 @@ static void test_older_version(int version, const char *header)
     }
     free(back);
     /* an older header with a row of a later version is refused */
-    snprintf(file, sizeof file, "%s\n3%s\n", header, strchr(old, ','));
+    snprintf(file, sizeof file, "%s\n%d%s\n", header,
+             OPCOST_RESULTS_SCHEMA_VERSION, strchr(old, ','));
     char want[128];
     snprintf(want, sizeof want,
-             "schema_version: 3 is not %d, the version of the file's header",
-             version);
+             "schema_version: %d is not %d, the version of the file's header",
+             OPCOST_RESULTS_SCHEMA_VERSION, version);
     expect_parse_error(file, "2:1", want,
-                       "a version-3 row under an older header");
+                       "a current row under an older header");
 }
 
 int main(void)
@@ -778,6 +847,7 @@ int main(void)
     test_parse_errors();
     test_older_version(1, v1_header);
     test_older_version(2, v2_header);
+    test_older_version(3, v3_header);
     test_samples();
     return c_report("test_csv");
 }

@@ -44,7 +44,7 @@ static void same_kernel_different_dispatch(void)
                     "20",
                     "--threads",
                     "1"};
-    opcost_config cfg;
+    opcost_plan cfg;
     C_EXPECT(opcost_config_parse(&cfg, 11, argv, err, sizeof err) == 0, "%s",
              err);
     C_EXPECT(opcost_run(&cfg) == 0, "opcost run failed");

@@ -121,7 +121,8 @@ static void write_samples(const char *csv, const opcost_result *rows, size_t n)
             for (int k = 0; k < 3; ++k)
                 s[ns++] = (opcost_sample){(int64_t)i, rep, k,
                                           spread ? 2.8 + 0.2 * rep
-                                                 : rows[i].median_us};
+                                                 : rows[i].median_us,
+                                          OPCOST_INT_NA};
     }
     char err[1024];
     if (opcost_samples_write(csv, rows, n, s, ns, err, sizeof err)) {

@@ -4,6 +4,7 @@
  * math.comb for the confidence-interval ranks. */
 #include "c_samples.h"
 #include "stats.h"
+#include "stop.h"
 
 #include <math.h>
 #include <stdio.h>

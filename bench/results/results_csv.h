@@ -9,15 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Where a row's parts come from (the attribution_source column). */
-typedef enum opcost_attribution_source {
-    OPCOST_ATTRIBUTION_DIFFERENTIAL = 0,
-    OPCOST_ATTRIBUTION_RECORD_FUNCTION,
-    OPCOST_ATTRIBUTION_CUPTI,
-    OPCOST_ATTRIBUTION_SOURCE_COUNT
-} opcost_attribution_source;
-
-const char *opcost_attribution_source_name(opcost_attribution_source s);
+#include "row.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,101 +20,21 @@ extern "C" {
  * working_set_bytes and ci95_pooled_rel, and ci95_rel became the interval
  * of another run's median from the repetitions. Version 3 added
  * ci95_reps_rel and run_noise_rel, and ci95_rel became the wider of the
- * repetitions' interval and the run noise's. Files of every earlier
- * version still load (their new columns read as empty). */
-#define OPCOST_RESULTS_SCHEMA_VERSION 3
-
-/* Capacity of text fields, including the terminating NUL. */
-#define OPCOST_TEXT_MAX 128
-#define OPCOST_NOTE_MAX 1024
+ * repetitions' interval and the run noise's. Version 4 added the paired
+ * measurement (paired_with, ratio, ratio_ci95_rel, verdict, rounds,
+ * frac_of_peak_ci95_rel, frac_of_peak_best, probe_gbps, stopped_by, side),
+ * frac_of_peak became the ratio to the probe measured in the same rounds,
+ * and the sidecar gained a round column. Files of every earlier version
+ * still load (their new columns read as empty). */
+#define OPCOST_RESULTS_SCHEMA_VERSION 4
 
 /* opcost check warns of rows whose frac_of_peak exceeds this: their
  * ceiling did not bound them. */
 #define OPCOST_FRAC_OF_PEAK_WARN 1.05
 
-/* An integer column left empty (does not apply). */
-#define OPCOST_INT_NA INT64_MIN
-
-typedef enum opcost_status {
-    OPCOST_STATUS_OK = 0,
-    OPCOST_STATUS_SKIPPED,
-    OPCOST_STATUS_WRONG,
-    OPCOST_STATUS_ERROR
-} opcost_status;
-
-typedef enum opcost_cache_state {
-    OPCOST_CACHE_COLD = 0,
-    OPCOST_CACHE_WARM
-} opcost_cache_state;
-
-/* One row, one field per column in column order. A double that does not
- * apply is NAN (written empty); an integer that does not apply is
- * OPCOST_INT_NA (written empty); text may be empty unless required. */
-typedef struct opcost_result {
-    int64_t schema_version;
-    char run_id[OPCOST_TEXT_MAX];
-    char timestamp_utc[OPCOST_TEXT_MAX];
-    char git_sha[OPCOST_TEXT_MAX];
-    char host[OPCOST_TEXT_MAX];
-    char cpu[OPCOST_TEXT_MAX];
-    char gpu[OPCOST_TEXT_MAX];
-    char torch_version[OPCOST_TEXT_MAX];
-    char device[OPCOST_TEXT_MAX];
-    int64_t threads;
-    char distribution[OPCOST_TEXT_MAX];
-    char op[OPCOST_TEXT_MAX];
-    int64_t B;
-    int64_t N;
-    char dtype[OPCOST_TEXT_MAX];
-    char weight_dtype[OPCOST_TEXT_MAX];
-    char layout[OPCOST_TEXT_MAX];
-    char freq[OPCOST_TEXT_MAX];
-    char path[OPCOST_TEXT_MAX];
-    char variant[OPCOST_TEXT_MAX];
-    char dispatch_path[OPCOST_TEXT_MAX];
-    opcost_cache_state cache_state;
-    opcost_status status;
-    int64_t reps;
-    int64_t n_samples;
-    double median_us;
-    double min_us;
-    double p90_us;
-    double mean_us;
-    double stddev_us;
-    double ci95_rel;
-    double device_us; /* GPU: device time per call (CUDA events) */
-    double compile_ms;
-    double kernel_us;
-    double other_kernel_us; /* compute of kernels other than ours */
-    double conversion_us;
-    double launch_us;
-    double dispatch_us;
-    double idle_us;
-    /* differential, record_function or cupti (bench/measure/attribution.h) */
-    char attribution_source[OPCOST_TEXT_MAX];
-    double tracer_overhead; /* traced median / untraced median */
-    int64_t bytes;
-    double gbps;
-    double ceiling_gbps;
-    double frac_of_peak;
-    double sm_clock_mhz;                    /* GPU: SM clock at the point */
-    char throttle_reasons[OPCOST_TEXT_MAX]; /* GPU: clock event reasons */
-    /* which ceiling frac_of_peak divides by ("dram fused nt", "l3 rows
-     * plain", ...) and the bytes one call touches (its level) */
-    char ceiling_kind[OPCOST_TEXT_MAX];
-    int64_t working_set_bytes;
-    /* the distribution-free interval of the pooled samples' median (what
-     * ci95_rel was in version 1) */
-    double ci95_pooled_rel;
-    /* version 3 */
-    double ci95_reps_rel; /* the repetitions' own interval (v2's ci95_rel) */
-    double run_noise_rel; /* the run's run-to-run noise (per run) */
-    char note[OPCOST_NOTE_MAX];
-} opcost_result;
-
-/* A row with schema_version set, every number "does not apply", every text
- * empty, status ok and cache_state warm. */
-void opcost_result_init(opcost_result *row);
+/* Writes s as one RFC 4180 field: quoted, quotes doubled, when it holds a
+ * comma, a quote, CR or LF (every CSV opcost writes quotes this way). */
+void opcost_csv_text(FILE *f, const char *s);
 
 /* ---- The schema. */
 size_t opcost_results_ncolumns(void);
@@ -130,9 +42,6 @@ const char *opcost_results_column_name(size_t i); /* NULL past the end */
 /* The header line without its newline; returns strlen or -1 if len is too
  * small. */
 int opcost_results_header(char *buf, size_t len);
-
-const char *opcost_status_name(opcost_status s);
-const char *opcost_cache_state_name(opcost_cache_state c);
 
 /* Checks a row as the writer and parser do. where prefixes the message
  * (e.g. "rows[3]"). Returns 0, or -1 naming the column and the rule. */
@@ -163,14 +72,10 @@ int opcost_results_read(const char *path, opcost_result **rows, size_t *n,
 int opcost_results_check_file(const char *path, char *err, size_t errlen);
 
 /* ---- Raw-samples sidecar: <csv_path minus .csv>.samples.csv with columns
- * run_id,point,path,variant,rep,sample,us. point is the 0-based index of
- * the row in the main CSV; run_id, path and variant repeat that row's. */
-typedef struct opcost_sample {
-    int64_t point;
-    int64_t rep;    /* 0-based repetition */
-    int64_t sample; /* 0-based index within the repetition */
-    double us;
-} opcost_sample;
+ * run_id,point,path,variant,rep,sample,us,round (round since results
+ * schema 4: files without it still load). point is the 0-based index of
+ * the row in the main CSV; run_id, path and variant repeat that row's
+ * (opcost_sample: row.h). */
 
 /* The sidecar's path for a main CSV path, which must end in ".csv". */
 int opcost_samples_path(const char *csv_path, char *buf, size_t len, char *err,
@@ -182,8 +87,7 @@ typedef struct opcost_samples_writer opcost_samples_writer;
 int opcost_samples_open(opcost_samples_writer **w, const char *csv_path,
                         char *err, size_t errlen);
 int opcost_samples_add(opcost_samples_writer *w, const opcost_result *row,
-                       int64_t point, int64_t rep, int64_t sample, double us,
-                       char *err, size_t errlen);
+                       const opcost_sample *s, char *err, size_t errlen);
 int opcost_samples_commit(opcost_samples_writer *w, char *err, size_t errlen);
 void opcost_samples_abort(opcost_samples_writer *w);
 

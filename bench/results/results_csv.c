@@ -102,6 +102,18 @@ static const column columns[] = {
     /* version 3: intervals that include the run-to-run noise */
     {COL(ci95_reps_rel, 0), 3},
     {COL(run_noise_rel, 0), 3},
+    /* version 4: paired measurement in rounds */
+    {COL(paired_with, 0), 4},
+    {COL(ratio, 0), 4},
+    {COL(ratio_ci95_rel, 0), 4},
+    {COL(p_value, 0), 4},
+    {COL(verdict, 0), 4},
+    {COL(rounds, 0), 4},
+    {COL(frac_of_peak_ci95_rel, 0), 4},
+    {COL(frac_of_peak_best, 0), 4},
+    {COL(probe_gbps, 0), 4},
+    {COL(stopped_by, 0), 4},
+    {COL(side, 0), 4},
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 
@@ -110,9 +122,11 @@ static const char *const cache_names[] = {"cold", "warm"};
 #define NSTATUS (sizeof status_names / sizeof status_names[0])
 #define NCACHE (sizeof cache_names / sizeof cache_names[0])
 
+/* The sidecar's columns; version 2 (results schema 4) added round. */
 static const char *const sample_columns[] = {
-    "run_id", "point", "path", "variant", "rep", "sample", "us"};
+    "run_id", "point", "path", "variant", "rep", "sample", "us", "round"};
 #define NSAMPLE_COLS (sizeof sample_columns / sizeof sample_columns[0])
+#define NSAMPLE_COLS_V1 (NSAMPLE_COLS - 1)
 
 size_t opcost_results_ncolumns(void)
 {
@@ -184,6 +198,44 @@ static size_t column_index(const char *name)
     for (size_t i = 0; i < NCOLS; ++i)
         if (!strcmp(columns[i].name, name))
             return i;
+    return 0;
+}
+
+/* The text columns of version 4 that hold one of a few names (or are
+ * empty: does not apply). */
+static int check_names(const opcost_result *r, size_t *bad, char *msg,
+                       size_t len)
+{
+    static const struct {
+        const char *column;
+        size_t offset;
+        const char *names[6];
+    } named[] = {
+        {"verdict",
+         offsetof(opcost_result, verdict),
+         {"same", "faster", "slower", "unsure"}},
+        {"stopped_by",
+         offsetof(opcost_result, stopped_by),
+         {"target", "budget", "rounds", "interrupted", "failed"}},
+        {"side", offsetof(opcost_result, side), {"base", "new"}},
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; ++i) {
+        const char *v = (const char *)r + named[i].offset;
+        int known = !v[0];
+        char list[128] = "";
+        for (int k = 0; k < 6 && named[i].names[k]; ++k) {
+            known |= !strcmp(v, named[i].names[k]);
+            const size_t u = strlen(list);
+            snprintf(list + u, sizeof list - u, "%s%s", k ? ", " : "",
+                     named[i].names[k]);
+        }
+        if (!known) {
+            *bad = column_index(named[i].column);
+            snprintf(msg, len, "%s: \"%.64s\" is not one of %s (or empty)",
+                     named[i].column, v, list);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -260,6 +312,8 @@ static int check_row(const opcost_result *r, size_t *bad, char *msg, size_t len)
             return -1;
         }
     }
+    if (check_names(r, bad, msg, len))
+        return -1;
     if (r->status == OPCOST_STATUS_OK) {
         if (isnan(r->median_us) || isnan(r->min_us)) {
             *bad = column_index(isnan(r->median_us) ? "median_us" : "min_us");
@@ -440,7 +494,7 @@ static int atomic_commit(atomic_file *a, char *err, size_t errlen)
 }
 
 /* ---- Writing. */
-static void write_text(FILE *f, const char *s)
+void opcost_csv_text(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
@@ -463,7 +517,7 @@ static void write_row(FILE *f, const opcost_result *r)
         if (i)
             putc(',', f);
         if (c->type == T_TEXT) {
-            write_text(f, p);
+            opcost_csv_text(f, p);
         } else if (c->offset == offsetof(opcost_result, schema_version)) {
             /* every column of this version is written: a row read from an
              * older file is written as this version */
@@ -1093,9 +1147,8 @@ static int text_ok(const char *s, size_t size)
 }
 
 /* One sample's line, checked as the reader checks it. */
-static int print_sample(FILE *f, const opcost_result *row, int64_t point,
-                        int64_t rep, int64_t sample, double us, char *err,
-                        size_t errlen)
+static int print_sample(FILE *f, const opcost_result *row,
+                        const opcost_sample *s, char *err, size_t errlen)
 {
     if (!row || !text_ok(row->run_id, sizeof row->run_id) ||
         !text_ok(row->path, sizeof row->path) ||
@@ -1103,40 +1156,45 @@ static int print_sample(FILE *f, const opcost_result *row, int64_t point,
         snprintf(err, errlen, "row: NULL or with unterminated text");
         return -1;
     }
-    if (point < 0 || rep < 0 || sample < 0) {
-        snprintf(err, errlen, "%s: must be >= 0 (got %" PRId64 ")",
-                 point < 0 ? "point"
-                 : rep < 0 ? "rep"
-                           : "sample",
-                 point < 0 ? point
-                 : rep < 0 ? rep
-                           : sample);
+    const char *neg = s->point < 0                                ? "point"
+                      : s->rep < 0                                ? "rep"
+                      : s->sample < 0                             ? "sample"
+                      : s->round < 0 && s->round != OPCOST_INT_NA ? "round"
+                                                                  : NULL;
+    if (neg) {
+        snprintf(err, errlen, "%s: must be >= 0 (got %" PRId64 ")", neg,
+                 s->point < 0    ? s->point
+                 : s->rep < 0    ? s->rep
+                 : s->sample < 0 ? s->sample
+                                 : s->round);
         return -1;
     }
-    if (!isfinite(us) || us < 0) {
-        snprintf(err, errlen, "us: %g must be finite and >= 0", us);
+    if (!isfinite(s->us) || s->us < 0) {
+        snprintf(err, errlen, "us: %g must be finite and >= 0", s->us);
         return -1;
     }
-    write_text(f, row->run_id);
-    fprintf(f, ",%" PRId64 ",", point);
-    write_text(f, row->path);
+    opcost_csv_text(f, row->run_id);
+    fprintf(f, ",%" PRId64 ",", s->point);
+    opcost_csv_text(f, row->path);
     putc(',', f);
-    write_text(f, row->variant);
+    opcost_csv_text(f, row->variant);
     const numeric_scope scope = enter_c_numeric();
-    fprintf(f, ",%" PRId64 ",%" PRId64 ",%.9g\n", rep, sample, us);
+    fprintf(f, ",%" PRId64 ",%" PRId64 ",%.9g,", s->rep, s->sample, s->us);
+    if (s->round != OPCOST_INT_NA)
+        fprintf(f, "%" PRId64, s->round);
+    putc('\n', f);
     leave_c_numeric(scope);
     return 0;
 }
 
 int opcost_samples_add(opcost_samples_writer *w, const opcost_result *row,
-                       int64_t point, int64_t rep, int64_t sample, double us,
-                       char *err, size_t errlen)
+                       const opcost_sample *s, char *err, size_t errlen)
 {
     if (!w) {
         snprintf(err, errlen, "w: NULL (did opcost_samples_open fail?)");
         return -1;
     }
-    return print_sample(w->file.f, row, point, rep, sample, us, err, errlen);
+    return print_sample(w->file.f, row, s, err, errlen);
 }
 
 int opcost_samples_fprint(FILE *f, const opcost_result *rows, size_t nrows,
@@ -1154,8 +1212,7 @@ int opcost_samples_fprint(FILE *f, const opcost_result *rows, size_t nrows,
                      i, s->point, nrows);
             return -1;
         }
-        if (print_sample(f, &rows[s->point], s->point, s->rep, s->sample, s->us,
-                         err, errlen))
+        if (print_sample(f, &rows[s->point], s, err, errlen))
             return -1;
     }
     return 0;
@@ -1203,8 +1260,7 @@ int opcost_samples_write(const char *csv_path, const opcost_result *rows,
         return -1;
     for (size_t i = 0; i < n; ++i) {
         const opcost_sample *s = &samples[i];
-        if (opcost_samples_add(w, &rows[s->point], s->point, s->rep, s->sample,
-                               s->us, err, errlen)) {
+        if (opcost_samples_add(w, &rows[s->point], s, err, errlen)) {
             char inner[512];
             snprintf(inner, sizeof inner, "%s", err);
             snprintf(err, errlen, "samples[%zu]: %s", i, inner);
@@ -1236,10 +1292,13 @@ static int sample_matches(reader *r, size_t i, const char *want)
 }
 
 static int parse_sample(reader *r, const opcost_result *rows, size_t nrows,
-                        opcost_sample *s)
+                        int with_round, opcost_sample *s)
 {
     if (sample_int(r, 1, &s->point) || sample_int(r, 4, &s->rep) ||
         sample_int(r, 5, &s->sample))
+        return -1;
+    s->round = OPCOST_INT_NA;
+    if (with_round && field_text(r, 7)[0] && sample_int(r, 7, &s->round))
         return -1;
     const char *us = field_text(r, 6);
     if (parse_num(us, &s->us) || s->us < 0)
@@ -1263,12 +1322,13 @@ static int parse_sample(reader *r, const opcost_result *rows, size_t nrows,
 typedef struct sample_ctx {
     const opcost_result *rows;
     size_t nrows;
+    int version; /* index: 0 without round, 1 with; set from the header */
 } sample_ctx;
 
 static int parse_one_sample(reader *r, void *elem, const void *ctx)
 {
     const sample_ctx *c = ctx;
-    return parse_sample(r, c->rows, c->nrows, elem);
+    return parse_sample(r, c->rows, c->nrows, c->version == 1, elem);
 }
 
 /* A sidecar that parses may still not be the rows' (truncated at a line,
@@ -1320,13 +1380,14 @@ int opcost_samples_read(const char *csv_path, const opcost_result *rows,
     char path[4096];
     if (opcost_samples_path(csv_path, path, sizeof path, err, errlen))
         return -1;
-    const sample_ctx ctx = {rows, nrows};
+    sample_ctx ctx = {rows, nrows, 0};
     void *out;
-    const char *const *versions[] = {sample_columns};
-    const size_t ncols[] = {NSAMPLE_COLS};
-    int version;
-    int rc = read_table(path, versions, ncols, 1, &version, sizeof **samples,
-                        parse_one_sample, &ctx, &out, n, err, errlen);
+    /* version 1 (results schemas 1-3) is version 2 without round */
+    const char *const *versions[] = {sample_columns, sample_columns};
+    const size_t ncols[] = {NSAMPLE_COLS_V1, NSAMPLE_COLS};
+    int rc =
+        read_table(path, versions, ncols, 2, &ctx.version, sizeof **samples,
+                   parse_one_sample, &ctx, &out, n, err, errlen);
     *samples = out;
     if (rc == 0 && rows)
         rc = samples_match_rows(path, rows, nrows, *samples, *n, err, errlen);

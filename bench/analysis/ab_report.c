@@ -1,0 +1,203 @@
+#include "ab_report.h"
+#include "significance.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_new(const opcost_result *r)
+{
+    return !strcmp(r->side, "new");
+}
+
+/* One group: distribution, op, dtype, layout, path, variant. */
+static int same_group(const opcost_result *a, const opcost_result *b)
+{
+    return !strcmp(a->distribution, b->distribution) && !strcmp(a->op, b->op) &&
+           !strcmp(a->dtype, b->dtype) && !strcmp(a->layout, b->layout) &&
+           !strcmp(a->path, b->path) && !strcmp(a->variant, b->variant);
+}
+
+/* The base twin of a new row: the same point, path and variant. */
+static const opcost_result *twin(const opcost_result *rows, size_t n,
+                                 const opcost_result *x)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_result *b = &rows[i];
+        if (!strcmp(b->side, "base") && same_group(b, x) && b->B == x->B &&
+            b->N == x->N && !strcmp(b->weight_dtype, x->weight_dtype))
+            return b;
+    }
+    return NULL;
+}
+
+/* A row's interval as a normal one's standard error (its ci95_rel is a
+ * 95 % half-width in log). */
+static opcost_paired as_paired(const opcost_result *r)
+{
+    opcost_paired e;
+    memset(&e, 0, sizeof e);
+    e.n = r->rounds == OPCOST_INT_NA ? 0 : (size_t)r->rounds;
+    e.ratio = r->ratio;
+    e.log_ratio = log(r->ratio);
+    e.se = log1p(r->ratio_ci95_rel) / 1.959963984540054;
+    e.df = 1e6;
+    return e;
+}
+
+int opcost_ab_groups(const opcost_result *rows, size_t n, double threshold,
+                     double alpha, opcost_ab_group **groups, size_t *ngroups)
+{
+    *groups = NULL;
+    *ngroups = 0;
+    opcost_ab_group *g = calloc(n ? n : 1, sizeof *g);
+    double *a = malloc((n ? n : 1) * sizeof *a);
+    opcost_paired *r = malloc((n ? n : 1) * sizeof *r);
+    double *p = malloc((n ? n : 1) * sizeof *p);
+    if (!g || !a || !r || !p) {
+        free(g);
+        free(a);
+        free(r);
+        free(p);
+        return -1;
+    }
+    size_t ng = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!is_new(&rows[i]))
+            continue;
+        size_t k = 0;
+        while (k < ng && !same_group(g[k].key, &rows[i]))
+            ++k;
+        if (k < ng)
+            continue; /* counted with its group */
+        opcost_ab_group *x = &g[ng++];
+        x->key = &rows[i];
+        size_t m = 0;
+        for (size_t j = i; j < n; ++j) {
+            const opcost_result *y = &rows[j];
+            if (!is_new(y) || !same_group(y, x->key))
+                continue;
+            ++x->points;
+            const opcost_result *b = twin(rows, n, y);
+            if (!b || !y->paired_with[0] || !isfinite(y->ratio) ||
+                !isfinite(y->ratio_ci95_rel) || !(b->median_us > 0))
+                continue;
+            ++x->paired;
+            a[m] = atof(y->freq) * b->median_us;
+            if (!(a[m] > 0))
+                a[m] = b->median_us; /* a shape set without weights */
+            r[m++] = as_paired(y);
+        }
+        if (x->paired == x->points && m &&
+            opcost_paired_weighted(a, r, m, &x->ratio) == 0)
+            p[ng - 1] = x->ratio.p;
+        else {
+            opcost_paired_weighted(a, r, 0, &x->ratio); /* NANs */
+            p[ng - 1] = NAN;
+        }
+    }
+    opcost_holm(p, ng);
+    for (size_t k = 0; k < ng; ++k) {
+        g[k].p_holm = p[k];
+        g[k].verdict = isnan(p[k]) ? OPCOST_VERDICT_NONE
+                                   : opcost_verdict_of(g[k].ratio.ratio,
+                                                       g[k].ratio.ci95_rel,
+                                                       threshold, p[k], alpha);
+    }
+    free(a);
+    free(r);
+    free(p);
+    *groups = g;
+    *ngroups = ng;
+    return 0;
+}
+
+opcost_ab_counts opcost_ab_count(const opcost_result *rows, size_t n)
+{
+    opcost_ab_counts c;
+    memset(&c, 0, sizeof c);
+    double *ci = malloc((n ? n : 1) * sizeof *ci);
+    double *ratio = malloc((n ? n : 1) * sizeof *ratio);
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_result *r = &rows[i];
+        if (!is_new(r))
+            continue;
+        ++c.rows;
+        opcost_verdict v = OPCOST_VERDICT_NONE;
+        opcost_verdict_from_name(r->verdict, &v);
+        c.slower += v == OPCOST_VERDICT_SLOWER;
+        c.faster += v == OPCOST_VERDICT_FASTER;
+        c.same += v == OPCOST_VERDICT_SAME;
+        c.unsure += v == OPCOST_VERDICT_UNSURE;
+        c.none += v == OPCOST_VERDICT_NONE;
+        if (ci && ratio && isfinite(r->ratio_ci95_rel)) {
+            ci[k] = r->ratio_ci95_rel;
+            ratio[k++] = r->ratio;
+        }
+    }
+    c.median_ci95_rel = ci ? opcost_median_inplace(ci, k) : NAN;
+    c.median_ratio = ratio ? opcost_median_inplace(ratio, k) : NAN;
+    free(ci);
+    free(ratio);
+    return c;
+}
+
+opcost_ab_counts opcost_ab_report(FILE *f, const opcost_result *rows, size_t n,
+                                  double threshold, double alpha)
+{
+    opcost_ab_group *g;
+    size_t ng;
+    if (opcost_ab_groups(rows, n, threshold, alpha, &g, &ng))
+        ng = 0;
+    fprintf(f,
+            "new / base, paired in rounds (x: the new build's time over "
+            "the base's; +-: 95 %% interval; verdicts beyond +-%.1f %%, "
+            "Holm-corrected at %.2g):\n",
+            100 * threshold, alpha);
+    for (size_t k = 0; k < ng; ++k) {
+        const opcost_result *key = g[k].key;
+        fprintf(f, "\n%s  %s %s %s  %s%s%s\n", key->distribution, key->op,
+                key->dtype, key->layout, key->path,
+                strcmp(key->variant, "auto") ? " " : "",
+                strcmp(key->variant, "auto") ? key->variant : "");
+        if (g[k].verdict != OPCOST_VERDICT_NONE)
+            fprintf(f,
+                    "  expected cost per call: x%.4f +-%.2f%%  %s  (p_holm "
+                    "%.2g, %zu shapes)\n",
+                    g[k].ratio.ratio, 100 * g[k].ratio.ci95_rel,
+                    opcost_verdict_name(g[k].verdict), g[k].p_holm,
+                    g[k].points);
+        else
+            fprintf(f,
+                    "  expected cost per call: no claim (%zu of %zu shapes "
+                    "paired)\n",
+                    g[k].paired, g[k].points);
+        for (size_t i = 0; i < n; ++i) {
+            const opcost_result *r = &rows[i];
+            if (!is_new(r) || !same_group(r, key))
+                continue;
+            if (isfinite(r->ratio))
+                fprintf(f,
+                        "    B=%-6lld N=%-6lld x%.4f +-%.2f%%  %-7s (%lld "
+                        "rounds, %s)\n",
+                        (long long)r->B, (long long)r->N, r->ratio,
+                        100 * r->ratio_ci95_rel, r->verdict,
+                        (long long)r->rounds, r->stopped_by);
+            else
+                fprintf(f, "    B=%-6lld N=%-6lld %s: %s\n", (long long)r->B,
+                        (long long)r->N, opcost_status_name(r->status),
+                        r->note[0] ? r->note : "no paired ratio");
+        }
+    }
+    free(g);
+    const opcost_ab_counts c = opcost_ab_count(rows, n);
+    fprintf(f,
+            "\n%zu points x paths: %zu slower, %zu faster, %zu same, %zu "
+            "unsure, %zu without a ratio; median ratio x%.4f, median "
+            "interval +-%.2f%%\n",
+            c.rows, c.slower, c.faster, c.same, c.unsure, c.none,
+            c.median_ratio, 100 * c.median_ci95_rel);
+    return c;
+}

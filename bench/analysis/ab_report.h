@@ -1,0 +1,44 @@
+/* What an A/B results file says (opcost ab's rows: side base and new,
+ * each new row's paired ratio against its base twin): per distribution,
+ * op, dtype, layout, path and variant the weighted expected cost ratio
+ * new / base with its interval (Holm-corrected over the groups), then
+ * every point's ratio and verdict. A pure reader: the same from the rows
+ * of a run just measured and from a file. */
+#ifndef OPCOST_AB_REPORT_H
+#define OPCOST_AB_REPORT_H
+
+#include "paired.h"
+#include "row.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct opcost_ab_group {
+    const opcost_result *key; /* a new row of the group */
+    size_t points;            /* new rows in it */
+    size_t paired;            /* of them with a ratio */
+    opcost_paired ratio;      /* sum freq base_i r_i / sum freq base_i */
+    double p_holm;            /* over the groups */
+    opcost_verdict verdict;   /* NONE unless every point has a ratio */
+} opcost_ab_group;
+
+typedef struct opcost_ab_counts {
+    size_t rows, slower, faster, same, unsure, none;
+    double median_ci95_rel; /* over the rows with a ratio */
+    double median_ratio;
+} opcost_ab_counts;
+
+/* The groups of rows[0..n-1] (malloc'd into *groups; free it). 0, or -1
+ * when memory ran out. */
+int opcost_ab_groups(const opcost_result *rows, size_t n, double threshold,
+                     double alpha, opcost_ab_group **groups, size_t *ngroups);
+
+/* The counts of the new rows' verdicts. */
+opcost_ab_counts opcost_ab_count(const opcost_result *rows, size_t n);
+
+/* The table: per group its weighted ratio and verdict, then every point's;
+ * then the counts. Returns the counts. */
+opcost_ab_counts opcost_ab_report(FILE *f, const opcost_result *rows, size_t n,
+                                  double threshold, double alpha);
+
+#endif

@@ -1,0 +1,345 @@
+/* `opcost ab --base DIR --new DIR [run options]`: two builds in lockstep
+ * rounds over shared buffers (bench/measure/ab.h); the table of new / base
+ * per distribution and point (bench/analysis/ab_report.h); exit 0 (no
+ * point slower), 1 (a point slower beyond --threshold, Holm-corrected),
+ * 2 (bad input, or a side that went away: no comparison). And `opcost
+ * worker FD`, a side's end of it. */
+#define _DEFAULT_SOURCE /* realpath */
+#include "ab.h"
+#include "ab_cmd.h"
+#include "ab_report.h"
+#include "ab_worker.h"
+#include "config.h"
+#include "gates.h"
+#include "outpath.h"
+#include "registry.h"
+#include "report.h"
+#include "results_csv.h"
+#include "run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: opcost ab --base DIR --new DIR [--alpha X] [run "
+            "options]\n"
+            "A/B of two builds: every selected path and kernel variant of "
+            "both, and\nthe bandwidth probe, in lockstep rounds (one sample "
+            "each per round,\nshuffled, one process at a time) over the "
+            "same buffers in shared memory;\nboth sides verified against "
+            "the C double reference first. DIR: a build\ndirectory (`make "
+            "build`'s, holding opcost) or a checkout whose build/\nholds "
+            "one. Writes results/<run_id>-ab.csv (--out FILE): both sides' "
+            "rows\n(side base, new), each new row's ratio to its base twin, "
+            "its 95%% interval\nand verdict. The run options are opcost "
+            "run's (opcost run --help);\n--threshold (default 0.02) and "
+            "--noise (the intervals' target, default\n0.01) decide the "
+            "verdicts and when a point's rounds may stop.\n"
+            "  --base DIR   the build compared against\n"
+            "  --new DIR    the build compared\n"
+            "  --alpha X    significance of a slower or faster verdict, "
+            "Holm-corrected\n               over the pairs (default: 0.05)\n"
+            "  --gate       also judge each distribution group's weighted "
+            "expected\n               cost ratio: exit 1 when one is slower, "
+            "3 when one is\n               unsure (make nightly)\n"
+            "  --gates-out F  append each group's verdict to F (gates.csv)\n"
+            "Exit status: 0 no point slower, 1 a point slower beyond the "
+            "threshold,\n2 bad input or no comparison (a side could not "
+            "start or went away),\n3 (with --gate) a group unsure.\n");
+}
+
+/* DIR's opcost: DIR/opcost, or DIR/build/opcost. */
+static int resolve(const char *opt, const char *dir, char *exe, size_t len,
+                   char *err, size_t elen)
+{
+    const char *tries[] = {"%s/opcost", "%s/build/opcost"};
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        snprintf(err, elen, "--%s: '%s' is not a directory", opt, dir);
+        return -1;
+    }
+    for (int i = 0; i < 2; ++i) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, tries[i], dir);
+        if (access(path, X_OK) == 0 && realpath(path, exe) && strlen(exe) < len)
+            return 0;
+    }
+    snprintf(err, elen,
+             "--%s: '%s' holds no opcost (neither %s/opcost nor "
+             "%s/build/opcost: run `make build` there)",
+             opt, dir, dir, dir);
+    return -1;
+}
+
+typedef struct ab_console {
+    double threshold, alpha;
+    int gate;              /* exit on the groups' verdicts (3: unsure) */
+    const char *gates_out; /* append the groups' verdicts */
+    const char *base_sha;
+    int rc;
+} ab_console;
+
+/* A side's expected cost per call of a group: sum freq median / sum freq
+ * over its rows of the group (NAN unless all are ok). */
+static double side_expected(const opcost_result *rows, size_t n,
+                            const opcost_result *key, const char *side)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_result *r = &rows[i];
+        if (strcmp(r->side, side) ||
+            strcmp(r->distribution, key->distribution) ||
+            strcmp(r->op, key->op) || strcmp(r->dtype, key->dtype) ||
+            strcmp(r->layout, key->layout) || strcmp(r->path, key->path) ||
+            strcmp(r->variant, key->variant))
+            continue;
+        if (r->status != OPCOST_STATUS_OK)
+            return NAN;
+        const double w = atof(r->freq) > 0 ? atof(r->freq) : 1;
+        num += w * r->median_us;
+        den += w;
+    }
+    return den > 0 ? num / den : NAN;
+}
+
+/* The gate: exit 1 when a point or a group is slower, 3 when a group is
+ * unsure (no pass, no fail), else 0; the groups appended to gates_out. */
+static int gate(ab_console *c, const opcost_result *rows, size_t n,
+                int slower_points)
+{
+    opcost_ab_group *g;
+    size_t ng;
+    if (opcost_ab_groups(rows, n, c->threshold, c->alpha, &g, &ng)) {
+        fprintf(stderr, "opcost ab: out of memory (gate)\n");
+        return 2;
+    }
+    int slower = slower_points > 0, unsure = 0;
+    opcost_gate_row *out = calloc(ng ? ng : 1, sizeof *out);
+    for (size_t k = 0; k < ng; ++k) {
+        slower |= g[k].verdict == OPCOST_VERDICT_SLOWER;
+        unsure |= g[k].verdict == OPCOST_VERDICT_UNSURE ||
+                  g[k].verdict == OPCOST_VERDICT_NONE;
+        if (out)
+            out[k] = (opcost_gate_row){g[k].key,
+                                       side_expected(rows, n, g[k].key, "base"),
+                                       side_expected(rows, n, g[k].key, "new"),
+                                       g[k].ratio.ratio,
+                                       g[k].p_holm,
+                                       g[k].verdict == OPCOST_VERDICT_SLOWER};
+    }
+    int rc = slower ? 1 : unsure && c->gate ? 3 : 0;
+    char err[1024];
+    if (c->gates_out &&
+        (!out || opcost_gates_append("--gates-out", c->gates_out,
+                                     n ? rows[0].run_id : "", c->base_sha, out,
+                                     ng, err, sizeof err))) {
+        fprintf(stderr, "opcost ab: %s\n", out ? err : "out of memory");
+        rc = 2;
+    }
+    if (c->gate)
+        printf("gate: %s\n",
+               rc == 1   ? "slower (a regression)"
+               : rc == 3 ? "unsure (an interval reaches across the "
+                           "threshold: neither a pass nor a fail)"
+               : rc == 0 ? "no group or point slower, every group same or "
+                           "faster"
+                         : "could not write the verdicts");
+    free(out);
+    free(g);
+    return c->gate || rc == 2 ? rc : slower_points ? 1 : 0;
+}
+
+static void on_started(void *ctx, const opcost_plan *plan,
+                       const opcost_hostinfo *host,
+                       const opcost_ceiling *ceiling, const run_device *dev,
+                       size_t points, const char *out_path)
+{
+    (void)ctx;
+    opcost_report_header(stdout, plan, host, ceiling,
+                         dev->cuda ? &dev->gpu : NULL, points, out_path);
+}
+
+static void on_progress(void *ctx, size_t done, size_t total, double elapsed)
+{
+    (void)ctx;
+    opcost_report_progress(stderr, done, total, elapsed);
+    if (done == total && isatty(fileno(stderr)))
+        fputc('\n', stderr);
+}
+
+static void on_message(void *ctx, int is_error, const char *text)
+{
+    (void)ctx;
+    (void)is_error;
+    fprintf(stderr, "%sopcost ab: %s\n", isatty(fileno(stderr)) ? "\n" : "",
+            text);
+}
+
+static void on_settled(void *ctx, const opcost_run_settled *s)
+{
+    (void)ctx;
+    opcost_report_settled(stdout, s);
+}
+
+static void on_finished(void *ctx, const opcost_result *rows, size_t n,
+                        const char *out_path, double seconds)
+{
+    ab_console *c = ctx;
+    const opcost_ab_counts k =
+        opcost_ab_report(stdout, rows, n, c->threshold, c->alpha);
+    c->rc = gate(c, rows, n, (int)k.slower);
+    printf("\n%zu rows written to %s (%.1f s)\n", n, out_path, seconds);
+}
+
+int opcost_ab_main(int argc, char **argv)
+{
+    const char *dirs[2] = {NULL, NULL};
+    const char *gates_out = NULL;
+    int gate_on = 0;
+    double alpha = 0.05;
+    /* --base, --new, --alpha here; the rest is opcost run's */
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return 2;
+    int nrest = 0;
+    rest[nrest++] = "ab";
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            free(rest);
+            return 0;
+        }
+        if (!strcmp(a, "--gate")) {
+            gate_on = 1;
+            continue;
+        }
+        const int which = !strcmp(a, "--base")        ? 0
+                          : !strcmp(a, "--new")       ? 1
+                          : !strcmp(a, "--alpha")     ? 2
+                          : !strcmp(a, "--gates-out") ? 3
+                                                      : -1;
+        if (which < 0) {
+            rest[nrest++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr,
+                    "opcost ab: %s: needs a value (see opcost ab "
+                    "--help)\n",
+                    a);
+            free(rest);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (which < 2) {
+            dirs[which] = v;
+            continue;
+        }
+        if (which == 3) {
+            gates_out = v;
+            continue;
+        }
+        char *end;
+        alpha = strtod(v, &end);
+        if (*end || !(alpha > 0 && alpha < 1)) {
+            fprintf(stderr, "opcost ab: --alpha: must be in (0, 1), got '%s'\n",
+                    v);
+            free(rest);
+            return 2;
+        }
+    }
+    opcost_plan plan;
+    char err[2048];
+    const int prc = opcost_config_parse(&plan, nrest, rest, err, sizeof err);
+    free(rest);
+    if (prc > 0)
+        return 0;
+    if (prc < 0) {
+        fprintf(stderr, "opcost ab: %s\n", err);
+        return 2;
+    }
+    static char exe[2][PATH_MAX];
+    const char *opt[2] = {"base", "new"};
+    for (int s = 0; s < 2; ++s) {
+        if (!dirs[s]) {
+            fprintf(stderr,
+                    "opcost ab: --%s DIR is required (see opcost ab "
+                    "--help)\n",
+                    opt[s]);
+            return 2;
+        }
+        if (resolve(opt[s], dirs[s], exe[s], sizeof exe[s], err, sizeof err)) {
+            fprintf(stderr, "opcost ab: %s\n", err);
+            return 2;
+        }
+    }
+    if (gates_out &&
+        opcost_output_path_check("--gates-out", gates_out, err, sizeof err)) {
+        fprintf(stderr, "opcost ab: %s\n", err);
+        return 2;
+    }
+    if (plan.cuda) {
+        fprintf(stderr, "opcost ab: --device cuda: the two sides would need "
+                        "their device buffers shared (CUDA IPC), which opcost "
+                        "ab does not do yet; compare GPU builds with opcost "
+                        "run in each\n");
+        return 2;
+    }
+    plan.replicates = 0; /* the pairs need no run-to-run noise */
+    opcost_ab_side sides[2] = {{.name = "base", .opcost = exe[0]},
+                               {.name = "new", .opcost = exe[1]}};
+    if (opcost_ab_start(&plan, sides, err, sizeof err)) {
+        fprintf(stderr, "opcost ab: %s\n", err);
+        opcost_ab_stop(sides);
+        return 2;
+    }
+    printf("opcost ab: base %s (git %s), new %s (git %s)\n", exe[0],
+           sides[0].git_sha, exe[1], sides[1].git_sha);
+    ab_console console = {plan.threshold,   alpha, gate_on, gates_out,
+                          sides[0].git_sha, 0};
+    const opcost_run_hooks hooks = {&console,   on_started, on_progress,
+                                    on_message, on_settled, on_finished};
+    opcost_ab_ctx ctx = {sides, plan.threshold, alpha, 0, ""};
+    const opcost_point_measurer m = opcost_ab_measurer(&ctx);
+    run_device dev;
+    memset(&dev, 0, sizeof dev);
+    const int rc = opcost_pipeline_run(&plan, &dev, &hooks, &m);
+    opcost_ab_stop(sides);
+    if (ctx.failed) {
+        fprintf(stderr, "opcost ab: no whole comparison: %s\n", ctx.why);
+        return 2;
+    }
+    return rc ? 2 : console.rc;
+}
+
+static const opcost_variant *find_variant(const char *name)
+{
+    return opcost_variant_find(name);
+}
+
+int opcost_worker_main(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: opcost worker FD\nA side of opcost ab (which starts "
+               "it), serving on the socket FD.\n");
+        return 0;
+    }
+    char *end;
+    const long fd = argc == 2 ? strtol(argv[1], &end, 10) : -1;
+    if (argc != 2 || *end || fd < 0) {
+        fprintf(stderr, "usage: opcost worker FD (a side of opcost ab, which "
+                        "starts it)\n");
+        return 2;
+    }
+    const opcost_ab_names names = {opcost_path_find, find_variant};
+    return opcost_ab_serve((int)fd, &names);
+}

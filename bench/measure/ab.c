@@ -1,0 +1,567 @@
+/* `opcost ab`: the coordinator (ab.h). */
+#define _GNU_SOURCE
+#include "ab.h"
+#include "ab_wire.h"
+#include "journal.h"
+#include "paired.h"
+#include "point.h"
+#include "probe.h"
+#include "rounds.h"
+#include "significance.h"
+#include "timing.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { BASE = 0, NEW = 1 };
+
+/* ---- the workers */
+
+static int start_one(opcost_ab_side *s, char *err, size_t len)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+        snprintf(err, len, "%s: socketpair: %s", s->name, strerror(errno));
+        return -1;
+    }
+    const pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, len, "%s: fork: %s", s->name, strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        /* the worker's end, kept over exec (dup clears FD_CLOEXEC); its
+         * own session, so a Ctrl-C reaches the coordinator alone, which
+         * stops the worker when the point is done; its own build's
+         * library, not one the environment names */
+        const int fd = dup(sv[1]);
+        char arg[32];
+        snprintf(arg, sizeof arg, "%d", fd);
+        unsetenv("ROWOPS_LIBRARY");
+        /* an idle side's OpenMP threads sleep at once: spinning (GOMP's
+         * default, milliseconds) they would take one of the cores the
+         * other side's sample runs on (on 2 vCPUs it widened the
+         * intervals of the large points 3-5x) */
+        setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+        /* the framework paths' outputs are each side's own memory: on
+         * huge pages (glibc's malloc, where it has the tunable) their
+         * placement in the caches is alike on both sides (a steady 3-35 %
+         * between two processes of one build on 4 KiB pages) */
+        setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 0);
+        setsid();
+        /* the same address layout in both (no ASLR): where code and data
+         * land moves a process's speed by several per cent (branch
+         * predictors and caches are indexed by address), which two
+         * otherwise identical processes then do not share */
+        personality(ADDR_NO_RANDOMIZE);
+        execl(s->opcost, s->opcost, "worker", arg, (char *)NULL);
+        _exit(127);
+    }
+    close(sv[1]);
+    s->sock = sv[0];
+    s->pid = pid;
+    s->alive = 1;
+    return 0;
+}
+
+static int hello(const opcost_plan *plan, opcost_ab_side *s, char *err,
+                 size_t len)
+{
+    const ab_hello h = {AB_HELLO, OPCOST_AB_PROTOCOL, plan->threads,
+                        plan->quick, plan->target_sample_us};
+    ab_hello_reply r;
+    if (ab_send(s->sock, &h, sizeof h, -1) ||
+        ab_recv(s->sock, &r, sizeof r, NULL, NULL)) {
+        snprintf(err, len,
+                 "--%s: %s worker did not answer (%s): a build from before "
+                 "opcost ab or of another protocol than %d, or it could not "
+                 "start",
+                 s->name, s->opcost, errno ? strerror(errno) : "it quit",
+                 OPCOST_AB_PROTOCOL);
+        s->alive = 0;
+        return -1;
+    }
+    if (!r.ok) {
+        snprintf(err, len, "--%s: %s worker: %s", s->name, s->opcost, r.error);
+        return -1;
+    }
+    snprintf(s->git_sha, sizeof s->git_sha, "%s", r.git_sha);
+    snprintf(s->torch_version, sizeof s->torch_version, "%s", r.torch_version);
+    return 0;
+}
+
+int opcost_ab_start(const opcost_plan *plan, opcost_ab_side sides[2], char *err,
+                    size_t len)
+{
+    for (int i = 0; i < 2; ++i)
+        sides[i].sock = -1;
+    for (int i = 0; i < 2; ++i)
+        if (start_one(&sides[i], err, len) || hello(plan, &sides[i], err, len))
+            return -1;
+    return 0;
+}
+
+void opcost_ab_stop(opcost_ab_side sides[2])
+{
+    for (int i = 0; i < 2; ++i) {
+        if (sides[i].sock < 0)
+            continue;
+        const uint32_t quit = AB_QUIT;
+        if (sides[i].alive)
+            ab_send(sides[i].sock, &quit, sizeof quit, -1);
+        close(sides[i].sock);
+        sides[i].sock = -1;
+        int status;
+        while (waitpid(sides[i].pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        sides[i].alive = 0;
+    }
+}
+
+/* ---- a point of both sides */
+
+/* A member on one side: its index there, the calls per sample, and where
+ * in the rotation its next sample starts: a pair's two sides advance
+ * alike (one sample a round, the same calls), half a rotation apart. */
+typedef struct remote {
+    opcost_ab_side *side;
+    int index, batch;
+    int lead_in; /* the worker leads each sample in with an untimed call */
+    int64_t pos, offset, nsets;
+} remote;
+
+static int remote_sample(void *ctx, double *us, double *device_us, char *err,
+                         size_t len)
+{
+    remote *r = ctx;
+    if (!r->side->alive) {
+        snprintf(err, len, "the %s worker is gone", r->side->name);
+        return -1;
+    }
+    const ab_sample q = {AB_SAMPLE, r->index, r->batch,
+                         (r->pos + r->offset) % r->nsets};
+    r->pos += r->batch + r->lead_in;
+    ab_sample_reply a;
+    if (ab_send(r->side->sock, &q, sizeof q, -1) ||
+        ab_recv(r->side->sock, &a, sizeof a, NULL, NULL)) {
+        r->side->alive = 0;
+        snprintf(err, len, "the %s worker went away: %s", r->side->name,
+                 errno ? strerror(errno) : "it quit");
+        return -1;
+    }
+    if (!a.ok) {
+        snprintf(err, len, "%s", a.error);
+        return -1;
+    }
+    *us = a.us;
+    *device_us = a.device_us;
+    return 0;
+}
+
+typedef struct probe_slot {
+    opcost_path_run run;
+    opcost_timer_state timer;
+    int member; /* -1: not timed */
+} probe_slot;
+
+static int probe_sample(void *ctx, double *us, double *device_us, char *err,
+                        size_t len)
+{
+    probe_slot *p = ctx;
+    if (opcost_timing_sample(&p->timer, us, device_us)) {
+        snprintf(err, len, "%s", p->timer.error);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct ab_point {
+    opcost_ab_ctx *ab;
+    const point_context *pc;
+    const opcost_case *c;
+    run_out *out;
+    int fd;
+    void *mem;
+    size_t bytes;
+    opcost_workload w;
+    int made;
+    point_row_id ids[POINT_ROWS_MAX];
+    int n;                                /* members a side */
+    size_t row[2][OPCOST_AB_MAX_MEMBERS]; /* into out->rows */
+    int member[2][OPCOST_AB_MAX_MEMBERS]; /* -1: not timed */
+    remote rm[2][OPCOST_AB_MAX_MEMBERS];
+    ab_member_state state[2][OPCOST_AB_MAX_MEMBERS];
+    probe_slot probe;
+    point_probe probed;
+    opcost_member members[2 * OPCOST_AB_MAX_MEMBERS + 1];
+    int nmembers;
+    opcost_rounds_result rounds;
+} ab_point;
+
+static opcost_result *row_of(ab_point *pt, int side, int i)
+{
+    return &pt->out->rows[pt->row[side][i]];
+}
+
+/* The block both sides share: a memfd (hugetlb pages where the kernel
+ * has them reserved, else shmem pages, transparent huge pages where
+ * shmem_enabled allows them) of whole 2 MiB pages, mapped alike on both
+ * sides (ab_map_block). */
+static int make_block(ab_point *pt, char *err, size_t len)
+{
+    const opcost_plan *cfg = pt->pc->cfg;
+    size_t nsets;
+    const size_t llc = pt->pc->dev->rotate_bytes;
+    const size_t huge = (size_t)2 << 20;
+    pt->bytes = opcost_workload_shared_bytes(pt->c, llc, cfg->cold, &nsets);
+    pt->bytes = (pt->bytes + huge - 1) / huge * huge;
+    for (int hugetlb = 1; hugetlb >= 0 && !pt->mem; --hugetlb) {
+        pt->fd = memfd_create("opcost-ab",
+                              MFD_CLOEXEC | (hugetlb ? MFD_HUGETLB : 0));
+        if (pt->fd >= 0 && ftruncate(pt->fd, (off_t)pt->bytes) == 0)
+            pt->mem = ab_map_block(pt->fd, pt->bytes);
+        if (!pt->mem && pt->fd >= 0) {
+            close(pt->fd);
+            pt->fd = -1;
+        }
+    }
+    if (!pt->mem) {
+        snprintf(err, len, "shared memory of %zu bytes: %s", pt->bytes,
+                 strerror(errno));
+        return -1;
+    }
+    if (opcost_workload_attach(&pt->w, pt->c, nsets, llc, cfg->cold, pt->mem, 1,
+                               cfg->seed, err, len))
+        return -1;
+    pt->made = 1;
+    return 0;
+}
+
+/* Both sides prepare every member on the block; their rows say what came
+ * of it. -1 when a side is gone. */
+static int open_sides(ab_point *pt, char *err, size_t len)
+{
+    static ab_open q; /* 8 KiB */
+    memset(&q, 0, sizeof q);
+    q.kind = AB_OPEN;
+    q.op = pt->c->op;
+    q.dtype = pt->c->dtype;
+    q.weight_dtype = pt->c->weight_dtype;
+    q.layout = pt->c->layout;
+    q.cold = pt->pc->cfg->cold;
+    q.nmembers = pt->n;
+    q.B = pt->c->B;
+    q.N = pt->c->N;
+    q.eps = pt->c->eps;
+    q.nsets = (uint64_t)pt->w.nsets;
+    q.llc_bytes = pt->pc->dev->rotate_bytes;
+    q.bytes = pt->bytes;
+    for (int i = 0; i < pt->n; ++i) {
+        snprintf(q.path[i], sizeof q.path[i], "%s", pt->ids[i].path->name);
+        snprintf(q.variant[i], sizeof q.variant[i], "%s",
+                 pt->ids[i].variant->name);
+    }
+    static ab_open_reply r;
+    for (int s = 0; s < 2; ++s) {
+        opcost_ab_side *side = &pt->ab->sides[s];
+        q.first_set = (uint64_t)s * q.nsets / 2; /* as remote.offset */
+        memset(&r, 0, sizeof r);
+        if (!side->alive || ab_send(side->sock, &q, sizeof q, pt->fd) ||
+            ab_recv(side->sock, &r, sizeof r, NULL, NULL)) {
+            side->alive = 0;
+            snprintf(err, len, "the %s worker went away", side->name);
+            return -1;
+        }
+        for (int i = 0; i < pt->n; ++i) {
+            opcost_result *row = row_of(pt, s, i);
+            if (!r.ok) {
+                point_row_status(row, OPCOST_STATUS_ERROR, r.error);
+                continue;
+            }
+            pt->state[s][i] = r.m[i];
+            snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
+                     r.m[i].dispatch_path);
+            if (r.m[i].status != OPCOST_STATUS_OK)
+                point_row_status(row, (opcost_status)r.m[i].status, r.m[i].why);
+        }
+    }
+    return 0;
+}
+
+static void add_member(ab_point *pt, const char *name,
+                       int (*sample)(void *, double *, double *, char *,
+                                     size_t),
+                       void *ctx, double cost_us)
+{
+    opcost_member *m = &pt->members[pt->nmembers++];
+    memset(m, 0, sizeof *m);
+    m->name = name;
+    m->sample = sample;
+    m->ctx = ctx;
+    m->cost_us = cost_us;
+}
+
+/* The rounds: every ready member of both sides and the probe; the ratios
+ * tracked are each new member's against its base twin. */
+static int time_point(ab_point *pt, char *err, size_t len)
+{
+    const opcost_plan *cfg = pt->pc->cfg;
+    opcost_rounds_pair pairs[OPCOST_AB_MAX_MEMBERS];
+    int np = 0;
+    for (int i = 0; i < pt->n; ++i) {
+        const ab_member_state *b = &pt->state[BASE][i];
+        for (int s = 0; s < 2; ++s) {
+            const ab_member_state *st = &pt->state[s][i];
+            pt->member[s][i] = -1;
+            if (st->status != OPCOST_STATUS_OK ||
+                row_of(pt, s, i)->status != OPCOST_STATUS_OK)
+                continue;
+            /* the same calls per sample on both sides: the base's */
+            const int batch =
+                b->status == OPCOST_STATUS_OK ? b->batch : st->batch;
+            pt->rm[s][i] = (remote){&pt->ab->sides[s],
+                                    i,
+                                    batch,
+                                    st->call_us < OPCOST_LEAD_IN_BELOW_US,
+                                    0,
+                                    s * (int64_t)pt->w.nsets / 2,
+                                    pt->w.nsets};
+            pt->member[s][i] = pt->nmembers;
+            add_member(pt, pt->ids[i].path->name, remote_sample, &pt->rm[s][i],
+                       st->call_us * batch);
+        }
+        if (pt->member[BASE][i] >= 0 && pt->member[NEW][i] >= 0)
+            pairs[np++] =
+                (opcost_rounds_pair){pt->member[NEW][i], pt->member[BASE][i]};
+    }
+    if (pt->probe.member >= 0) {
+        pt->probe.member = pt->nmembers;
+        add_member(pt, "probe", probe_sample, &pt->probe,
+                   pt->probe.timer.call_us * pt->probe.timer.batch);
+    }
+    if (!pt->nmembers)
+        return 0;
+    const opcost_rounds_rule rule = {
+        .target_rel = cfg->noise_target,
+        .budget_s = cfg->reps * cfg->rep_budget_s * pt->nmembers,
+        .min_rounds = (size_t)(cfg->reps > 10 ? cfg->reps : 10),
+        .max_rounds = 100000,
+        /* no strides: a pair's two sides must share their rounds (a slow
+         * path is slow on both) */
+        .slow_factor = 0,
+        .interrupted = opcost_interrupted,
+        .seed = (cfg->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)pt->c->B,
+    };
+    return opcost_rounds_run(pt->members, pt->nmembers, pairs, np, &rule,
+                             &pt->rounds, err, len);
+}
+
+static int summarize(ab_point *pt)
+{
+    const opcost_plan *cfg = pt->pc->cfg;
+    for (int i = 0; i < pt->n; ++i)
+        for (int s = 0; s < 2; ++s) {
+            opcost_result *row = row_of(pt, s, i);
+            const int k = pt->member[s][i];
+            if (k >= 0 && pt->members[k].failed)
+                point_row_status(row, OPCOST_STATUS_ERROR,
+                                 pt->members[k].error);
+            else if (k >= 0 &&
+                     point_row_samples(cfg, row, &pt->members[k], pt->out))
+                return -1;
+            if (k >= 0 && row->status == OPCOST_STATUS_OK) {
+                snprintf(row->stopped_by, sizeof row->stopped_by, "%s",
+                         opcost_rounds_stop_name(pt->rounds.stop));
+                if (pt->probe.member >= 0)
+                    point_row_frac(cfg, row, &pt->members[pt->probe.member],
+                                   &pt->members[k], opcost_probe_bytes(&pt->w));
+            }
+            point_set_ceiling(row, pt->pc->ceiling, 0);
+        }
+    for (int i = 0; i < pt->n; ++i) {
+        const int kb = pt->member[BASE][i], kn = pt->member[NEW][i];
+        opcost_result *row = row_of(pt, NEW, i);
+        if (kb >= 0 && kn >= 0 && row->status == OPCOST_STATUS_OK &&
+            row_of(pt, BASE, i)->status == OPCOST_STATUS_OK) {
+            opcost_paired e;
+            point_row_ratio(cfg, row, &pt->members[kn], &pt->members[kb],
+                            "base", &e);
+        }
+    }
+    if (pt->probe.member >= 0)
+        point_probe_measured(&pt->probed, &pt->members[pt->probe.member],
+                             &pt->w);
+    return 0;
+}
+
+/* Each side releases its members; their compile times and notes. */
+static void close_sides(ab_point *pt)
+{
+    static ab_close_reply r;
+    for (int s = 0; s < 2; ++s) {
+        opcost_ab_side *side = &pt->ab->sides[s];
+        const uint32_t q = AB_CLOSE;
+        memset(&r, 0, sizeof r);
+        if (!side->alive || ab_send(side->sock, &q, sizeof q, -1) ||
+            ab_recv(side->sock, &r, sizeof r, NULL, NULL)) {
+            side->alive = 0;
+            continue;
+        }
+        for (int i = 0; i < pt->n && i < r.nmembers; ++i) {
+            opcost_result *row = row_of(pt, s, i);
+            if (r.compile_ms[i] > 0 || r.compile_ms[i] == 0)
+                row->compile_ms = r.compile_ms[i];
+            if (r.note[i][0] && row->status == OPCOST_STATUS_OK)
+                point_row_note(row, r.note[i]);
+        }
+    }
+}
+
+static void side_identity(ab_point *pt)
+{
+    for (int s = 0; s < 2; ++s)
+        for (int i = 0; i < pt->n; ++i) {
+            opcost_result *row = row_of(pt, s, i);
+            const opcost_ab_side *side = &pt->ab->sides[s];
+            snprintf(row->side, sizeof row->side, "%s", side->name);
+            snprintf(row->git_sha, sizeof row->git_sha, "%s", side->git_sha);
+            snprintf(row->torch_version, sizeof row->torch_version, "%s",
+                     side->torch_version);
+        }
+}
+
+static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
+                      int64_t point_seed, run_out *out, point_probe *probe,
+                      char *err, size_t len)
+{
+    (void)point_seed;
+    opcost_ab_ctx *ab = ctx;
+    ab_point *pt = calloc(1, sizeof *pt);
+    if (!pt) {
+        snprintf(err, len, "out of memory (point)");
+        return -1;
+    }
+    pt->ab = ab;
+    pt->pc = pc;
+    pt->c = c;
+    pt->out = out;
+    pt->fd = -1;
+    pt->probe.member = -1;
+    pt->n = point_row_ids(pc->cfg, pt->ids);
+    int rc = 0;
+    char why[1024] = "";
+    if (pt->n > OPCOST_AB_MAX_MEMBERS) {
+        snprintf(why, sizeof why,
+                 "%d paths x variants: opcost ab takes at most %d a side",
+                 pt->n, OPCOST_AB_MAX_MEMBERS);
+        pt->n = OPCOST_AB_MAX_MEMBERS;
+    }
+    const int made = why[0] ? -1 : make_block(pt, why, sizeof why);
+    for (int s = 0; s < 2 && rc == 0; ++s)
+        for (int i = 0; i < pt->n && rc == 0; ++i) {
+            opcost_result *row = point_row(out, pc, c, made ? NULL : &pt->w,
+                                           pt->ids[i].path, pt->ids[i].variant);
+            if (!row) {
+                snprintf(err, len, "out of memory (results)");
+                rc = -1;
+            } else {
+                pt->row[s][i] = out->nrows - 1;
+                if (made)
+                    point_row_status(row, OPCOST_STATUS_ERROR, why);
+            }
+        }
+    if (rc == 0) {
+        side_identity(pt);
+        if (!ab->sides[BASE].alive || !ab->sides[NEW].alive) {
+            for (int s = 0; s < 2; ++s)
+                for (int i = 0; i < pt->n; ++i)
+                    point_row_status(row_of(pt, s, i), OPCOST_STATUS_ERROR,
+                                     ab->why);
+        } else if (made == 0) {
+            if (open_sides(pt, why, sizeof why)) {
+                ab->failed = 1;
+                snprintf(ab->why, sizeof ab->why, "%s", why);
+                for (int s = 0; s < 2; ++s)
+                    for (int i = 0; i < pt->n; ++i)
+                        point_row_status(row_of(pt, s, i), OPCOST_STATUS_ERROR,
+                                         why);
+            } else {
+                pt->probe.run.path =
+                    point_probe_choose(pc, &pt->w, &pt->probed);
+                pt->probe.run.variant = &opcost_variant_auto;
+                pt->probe.run.w = &pt->w;
+                char dispatch[128], pwhy[512];
+                if (point_start(pc->cfg, 0, &pt->probe.run, &pt->probe.timer,
+                                dispatch, sizeof dispatch, pwhy,
+                                sizeof pwhy) == OPCOST_STATUS_OK)
+                    pt->probe.member = 0;
+                rc = time_point(pt, err, len);
+                if (rc == 0)
+                    rc = summarize(pt);
+                if (rc)
+                    snprintf(err, len, "out of memory (samples)");
+                close_sides(pt);
+                for (int s = 0; s < 2; ++s)
+                    if (!ab->sides[s].alive) {
+                        ab->failed = 1;
+                        snprintf(ab->why, sizeof ab->why,
+                                 "the %s worker went away", ab->sides[s].name);
+                    }
+            }
+        }
+    }
+    if (probe)
+        *probe = pt->probed;
+    if (pt->probe.run.priv)
+        pt->probe.run.path->release(&pt->probe.run);
+    opcost_timing_end(&pt->probe.timer);
+    for (int i = 0; i < pt->nmembers; ++i)
+        opcost_member_free(&pt->members[i]);
+    if (pt->made)
+        opcost_workload_free(&pt->w);
+    if (pt->mem)
+        munmap(pt->mem, pt->bytes);
+    if (pt->fd >= 0)
+        close(pt->fd);
+    free(pt);
+    return rc;
+}
+
+/* After the last point: every new row's verdict with its p-value
+ * Holm-corrected over all pairs of the run. */
+static void holm_verdicts(void *ctx, run_out *out)
+{
+    opcost_ab_ctx *ab = ctx;
+    double *p = malloc((out->nrows ? out->nrows : 1) * sizeof *p);
+    if (!p)
+        return;
+    for (size_t i = 0; i < out->nrows; ++i)
+        p[i] = out->rows[i].p_value; /* NAN where no pair: left out */
+    opcost_holm(p, out->nrows);
+    for (size_t i = 0; i < out->nrows; ++i) {
+        opcost_result *r = &out->rows[i];
+        if (isnan(p[i]) || !r->paired_with[0])
+            continue;
+        snprintf(
+            r->verdict, sizeof r->verdict, "%s",
+            opcost_verdict_name(opcost_verdict_of(
+                r->ratio, r->ratio_ci95_rel, ab->threshold, p[i], ab->alpha)));
+    }
+    free(p);
+}
+
+opcost_point_measurer opcost_ab_measurer(opcost_ab_ctx *ctx)
+{
+    return (opcost_point_measurer){ctx, measure_ab, holm_verdicts, "-ab"};
+}

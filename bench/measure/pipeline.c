@@ -1,0 +1,609 @@
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline.h"
+#include "ceiling.h"
+#include "cupti_tracer.h"
+#include "hostinfo.h"
+#include "journal.h"
+#include "nvml_clock.h"
+#include "nvtx_ranges.h"
+#include "outpath.h"
+#include "point.h"
+#include "results_csv.h"
+#include "rowops_bridge.h"
+#include "stats.h"
+#include "timer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef OPCOST_SOURCE_DIR
+#define OPCOST_SOURCE_DIR "."
+#endif
+
+/* One line to the caller (formatted here, printed there). */
+static void say(const opcost_run_hooks *h, int is_error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(const opcost_run_hooks *h, int is_error, const char *fmt, ...)
+{
+    if (!h || !h->message)
+        return;
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    h->message(h->ctx, is_error, line);
+}
+
+/* Bytes of memory available now: MemAvailable, else free physical pages. */
+static double available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        long long kb;
+        if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) {
+            fclose(f);
+            return (double)kb * 1024.0;
+        }
+    }
+    if (f)
+        fclose(f);
+    return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* ---- cases from the shape sets */
+
+typedef struct case_list {
+    opcost_case *cases;
+    size_t n;
+    opcost_shape_set *sets;
+    int nsets;
+} case_list;
+
+/* --quick keeps, per set, up to 4 evenly spaced rows of at most 2^22
+ * elements: the smallest calls, where overheads show, at CI cost. One
+ * pass per set (keep[k] for row k); B * N is never formed (it could
+ * overflow). */
+#define QUICK_MAX_ELEMS ((int64_t)1 << 22)
+
+static void quick_keeps(const opcost_shape_set *set, char *keep)
+{
+    size_t small = 0;
+    for (size_t k = 0; k < set->count; ++k) {
+        const opcost_shape *s = &set->rows[k];
+        keep[k] = s->B <= QUICK_MAX_ELEMS / s->N;
+        small += (size_t)keep[k];
+    }
+    const size_t step = small <= 4 ? 1 : (small + 3) / 4;
+    for (size_t k = 0, rank = 0; k < set->count; ++k)
+        if (keep[k])
+            keep[k] = rank++ % step == 0;
+}
+
+static int load_cases(const opcost_plan *cfg, const run_device *dev,
+                      case_list *cl, char *err, size_t len)
+{
+    memset(cl, 0, sizeof *cl);
+    cl->sets = calloc((size_t)cfg->nshapes, sizeof *cl->sets);
+    if (!cl->sets)
+        return -1;
+    size_t total = 0;
+    for (int i = 0; i < cfg->nshapes; ++i) {
+        char path[4096], e[1024];
+        if (opcost_shape_set_resolve(cfg->shapes[i], cfg->shapes_dir, path,
+                                     sizeof path, e, sizeof e) ||
+            opcost_shape_set_load(path, &cl->sets[i], e, sizeof e)) {
+            snprintf(err, len, "--shapes: %s", e);
+            return -1;
+        }
+        cl->nsets = i + 1;
+        total += cl->sets[i].count;
+    }
+    cl->cases = calloc(total ? total : 1, sizeof *cl->cases);
+    if (!cl->cases)
+        return -1;
+    const size_t llc = dev->cuda        ? (size_t)dev->gpu.l2_bytes
+                       : cfg->llc_bytes ? cfg->llc_bytes
+                                        : opcost_llc_bytes(NULL, 0);
+    const double avail = available_bytes();
+    size_t dtype_ok = 0; /* rows of the selected dtypes */
+    for (int i = 0; i < cl->nsets; ++i) {
+        const opcost_shape_set *set = &cl->sets[i];
+        char *keep = calloc(set->count, 1);
+        if (!keep)
+            return -1;
+        if (cfg->quick)
+            quick_keeps(set, keep);
+        for (size_t k = 0; k < set->count; ++k) {
+            const opcost_shape *s = &set->rows[k];
+            if (cfg->dtype_mask && !(cfg->dtype_mask & (1u << s->dtype)))
+                continue;
+            ++dtype_ok;
+            if (cfg->quick && !keep[k])
+                continue;
+            opcost_case *c = &cl->cases[cl->n];
+            c->distribution = set->name;
+            c->op = s->op;
+            c->B = s->B;
+            c->N = s->N;
+            c->dtype = c->weight_dtype = s->dtype;
+            c->layout = s->layout;
+            c->freq = s->freq;
+            snprintf(c->freq_text, sizeof c->freq_text, "%.9g", s->freq);
+            c->eps = 1e-6;
+            /* refuse now, with the numbers, what could not be allocated */
+            const double need = opcost_workload_bytes(c, llc, cfg->cold);
+            if (need > 0.8 * avail) {
+                snprintf(
+                    err, len,
+                    "--shapes: %.1000s:%d: %s B = %lld, N = %lld (%s) needs "
+                    "%.3g GiB of buffers, more than 80%% of the %.3g "
+                    "GiB available",
+                    set->path, s->line, rowops_op_name(s->op), (long long)s->B,
+                    (long long)s->N, rowops_dtype_name(s->dtype),
+                    need / (1 << 30), avail / (1 << 30));
+                free(keep);
+                return -1;
+            }
+            if (dev->cuda && need > 0.8 * dev->gpu.free_bytes) {
+                snprintf(err, len,
+                         "--shapes: %.1000s:%d: %s B = %lld, N = %lld (%s) "
+                         "needs %.3g GiB of GPU buffers, more than 80%% of the "
+                         "%.3g GiB free on %s",
+                         set->path, s->line, rowops_op_name(s->op),
+                         (long long)s->B, (long long)s->N,
+                         rowops_dtype_name(s->dtype), need / (1 << 30),
+                         dev->gpu.free_bytes / (1 << 30), dev->gpu.name);
+                return -1;
+            }
+            ++cl->n;
+        }
+        free(keep);
+    }
+    if (cl->n == 0 && dtype_ok == 0) {
+        snprintf(err, len,
+                 "--dtype: no shape of the selected sets has the "
+                 "selected dtypes");
+        return -1;
+    }
+    if (cl->n == 0) {
+        snprintf(err, len,
+                 "--quick: every shape of the selected sets%s has more "
+                 "than 2^22 elements (B x N), the quick run's limit: run "
+                 "without --quick",
+                 cfg->dtype_mask ? " (of the selected dtypes)" : "");
+        return -1;
+    }
+    return 0;
+}
+
+static void free_cases(case_list *cl)
+{
+    for (int i = 0; i < cl->nsets; ++i)
+        opcost_shape_set_free(&cl->sets[i]);
+    free(cl->sets);
+    free(cl->cases);
+}
+
+/* How many points the run measures again (--replicates; auto: a tenth of
+ * them, 2 to 12, never more than there are). */
+static size_t replicate_count(const opcost_plan *cfg, size_t npoints)
+{
+    size_t k =
+        cfg->replicates >= 0 ? (size_t)cfg->replicates : (npoints + 9) / 10;
+    if (cfg->replicates < 0)
+        k = k < 2 ? 2 : k > 12 ? 12 : k;
+    return k < npoints ? k : npoints;
+}
+
+/* Whether two rows are the same (point, path, variant). */
+static int same_row(const opcost_result *a, const opcost_result *b)
+{
+    return !strcmp(a->distribution, b->distribution) && !strcmp(a->op, b->op) &&
+           a->B == b->B && a->N == b->N && !strcmp(a->dtype, b->dtype) &&
+           !strcmp(a->layout, b->layout) && !strcmp(a->path, b->path) &&
+           !strcmp(a->variant, b->variant);
+}
+
+/* The run's run-to-run noise: points spread evenly over the run measured
+ * a second time at its end (a separate set of rows, not written), the
+ * 95th percentile of the log ratios of their rows' medians
+ * (opcost_run_noise_q95). Repetitions of one point take a second or two,
+ * while the host's speed wanders over minutes (other tenants, clocks):
+ * measured here, two back-to-back runs put 50 % of medians outside
+ * intervals from repetitions alone. Returns the pairs used. */
+static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
+                                run_out *out, size_t *points, double *noise)
+{
+    const opcost_plan *cfg = ctx->cfg;
+    *noise = NAN;
+    *points = 0;
+    const size_t k = replicate_count(cfg, cl->n);
+    run_out again;
+    memset(&again, 0, sizeof again);
+    char err[1024];
+    for (size_t j = 0; j < k && !opcost_interrupted(); ++j) {
+        const size_t i =
+            (size_t)(((double)j + 0.5) * (double)cl->n / (double)k);
+        opcost_nvtx_push(OPCOST_NVTX_DISTRIBUTION, cl->cases[i].distribution);
+        const int failed = point_measure(ctx, &cl->cases[i], (int64_t)i, &again,
+                                         NULL, err, sizeof err);
+        opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
+        if (failed)
+            break;
+        ++*points;
+    }
+    double *lr = malloc((again.nrows ? again.nrows : 1) * sizeof *lr);
+    size_t n = 0;
+    for (size_t a = 0; lr && a < again.nrows; ++a) {
+        const opcost_result *r2 = &again.rows[a];
+        if (r2->status != OPCOST_STATUS_OK || !(r2->median_us > 0))
+            continue;
+        for (size_t b = 0; b < out->nrows; ++b) {
+            const opcost_result *r1 = &out->rows[b];
+            if (r1->status == OPCOST_STATUS_OK && r1->median_us > 0 &&
+                same_row(r1, r2)) {
+                lr[n++] = log(r2->median_us / r1->median_us);
+                break;
+            }
+        }
+    }
+    *noise = lr ? opcost_run_noise_q95(lr, n) : NAN;
+    free(lr);
+    free(again.rows);
+    free(again.samples);
+    return n;
+}
+
+/* Every ok row: the run's noise, and an interval at least as wide. */
+static void apply_run_noise(run_out *out, double noise)
+{
+    for (size_t r = 0; r < out->nrows; ++r) {
+        opcost_result *row = &out->rows[r];
+        if (row->status != OPCOST_STATUS_OK)
+            continue;
+        row->run_noise_rel = noise;
+        row->ci95_rel = opcost_ci95_with_run_noise(row->ci95_reps_rel, noise);
+    }
+}
+
+static int profiler_active(void *ctx)
+{
+    (void)ctx;
+    return rowops_bridge_profiler_active();
+}
+
+int opcost_find_device(const opcost_plan *cfg, run_device *dev,
+                       const opcost_run_hooks *hooks, char *err, size_t len)
+{
+    memset(dev, 0, sizeof *dev);
+    if (cfg->device_given && !cfg->cuda)
+        return 0;
+    char why[512];
+    const int found = rowops_bridge_cuda_info(&dev->gpu, why, sizeof why) == 0;
+    if (cfg->cuda && !found) {
+        snprintf(err, len, "--device cuda: no usable CUDA device: %s", why);
+        return -1;
+    }
+    dev->cuda = found;
+    if (!found)
+        return 0;
+    /* CUPTI and torch.profiler never at once: refused while it records */
+    const opcost_cupti_options opt = {profiler_active, NULL, NULL};
+    if (opcost_cupti_open(&dev->cupti, &opt, dev->cupti_why,
+                          sizeof dev->cupti_why)) {
+        dev->cupti = NULL;
+        say(hooks, 1, "%s: attribution falls back to the differential split",
+            dev->cupti_why);
+    }
+    if (opcost_nvml_open(&dev->nvml, NULL, why, sizeof why)) {
+        dev->nvml = NULL;
+        say(hooks, 1, "%s: sm_clock_mhz and throttle_reasons stay empty", why);
+    }
+    return 0;
+}
+
+void opcost_close_device(run_device *dev)
+{
+    opcost_cupti_close(dev->cupti);
+    opcost_nvml_close(dev->nvml);
+    dev->cupti = NULL;
+    dev->nvml = NULL;
+}
+
+/* The ceiling the rows are compared with: the CPU's STREAM probe, or a
+ * large device-to-device copy on the GPU (bytes read + written, 16 times
+ * the L2, at least 1 GiB, best of 9). */
+static int measure_ceiling(const opcost_plan *cfg, const run_device *dev,
+                           opcost_ceiling *c, char *err, size_t len)
+{
+    if (!dev->cuda)
+        return opcost_ceiling_measure(cfg->threads, cfg->llc_bytes, c, err,
+                                      len);
+    memset(c, 0, sizeof *c);
+    size_t bytes = (size_t)(16 * dev->gpu.l2_bytes);
+    bytes = bytes < ((size_t)1 << 30) ? (size_t)1 << 30 : bytes;
+    if ((double)bytes * 2 > 0.5 * dev->gpu.free_bytes)
+        bytes = (size_t)(0.25 * dev->gpu.free_bytes);
+    c->llc_bytes = (size_t)dev->gpu.l2_bytes;
+    snprintf(c->llc_source, sizeof c->llc_source, "L2 of %.*s",
+             (int)sizeof dev->gpu.name - 1, dev->gpu.name);
+    c->array_bytes = bytes;
+    c->trials = 9;
+    c->best_kernel = "d2d_copy";
+    return rowops_bridge_cuda_copy_gbps(bytes, c->trials, &c->best_gbps, err,
+                                        len);
+}
+
+/* The CPU ceilings: probed at the start and at the end of the run; in
+ * between, every point's paired probe (bench/measure/probe.h) measures its
+ * op's mix at its level, on its own buffers, and the best of those joins
+ * the ceilings. Each row's frac_of_peak_best divides by the best of all.
+ * The host's bandwidth moves under a run (other tenants: here 41.5 GB/s at
+ * one run's start, 67.3 at its end): a row measured in a fast moment beat
+ * probes taken only at the start and the end (frac_of_peak 1.06 to 1.17,
+ * 2026-12-01), which the paired probes, taken at the rows' own moments,
+ * see. */
+
+/* A call that moves this many bytes streams: its probe measures the
+ * memory, not the call's overhead. */
+#define STREAMING_BYTES (16.0 * (1 << 20))
+
+typedef struct probe_range {
+    double lo, hi; /* the paired probes' DRAM fused medians over the run */
+    int n;
+} probe_range;
+
+static void note_probe(opcost_ceiling *c, probe_range *pr, const point_probe *p)
+{
+    if (!p->measured)
+        return;
+    opcost_ceiling_merge_mix(c, p->level, p->mix, p->streaming, p->best_gbps);
+    /* the drift: points whose calls stream (a small call's probe is
+     * all overhead) */
+    if (p->level != OPCOST_LEVEL_DRAM || p->mix != OPCOST_MIX_FUSED ||
+        p->bytes < STREAMING_BYTES)
+        return;
+    const double g = p->median_gbps;
+    pr->lo = !(g >= pr->lo) ? g : pr->lo;
+    pr->hi = !(g <= pr->hi) ? g : pr->hi;
+    ++pr->n;
+}
+
+static void probe_again(const opcost_plan *cfg, const opcost_run_hooks *hooks,
+                        opcost_ceiling *c)
+{
+    opcost_ceiling again;
+    char err[512];
+    if (opcost_ceiling_measure(cfg->threads, cfg->llc_bytes, &again, err,
+                               sizeof err)) {
+        say(hooks, 1, "ceiling probe at the end: %s", err);
+        return;
+    }
+    opcost_ceiling_merge(c, &again);
+}
+
+/* ---- the run's phases */
+
+/* One run on its settled device. */
+typedef struct run_state {
+    const opcost_plan *cfg;
+    run_device *dev;
+    const opcost_run_hooks *hooks;
+    opcost_point_measurer measurer;
+    opcost_hostinfo host;
+    case_list cl;
+    char out_path[4096];
+    opcost_ceiling ceiling;
+    probe_range probes;
+    opcost_journal *journal;
+    run_out out;
+    point_context ctx;
+    int64_t start;
+} run_state;
+
+/* Phase 1: the host, the points, a destination that can be written, the
+ * ceilings, the journal. 0, or the exit status with the reason said. */
+static int open_run(run_state *st)
+{
+    const opcost_plan *cfg = st->cfg;
+    run_device *dev = st->dev;
+    const opcost_run_hooks *h = st->hooks;
+    char err[2048];
+    opcost_hostinfo_get(&st->host, OPCOST_SOURCE_DIR);
+    if (dev->cuda)
+        snprintf(st->host.gpu, sizeof st->host.gpu, "%.*s",
+                 (int)sizeof dev->gpu.name - 1, dev->gpu.name);
+    if (rowops_bridge_set_threads(cfg->threads, err, sizeof err)) {
+        say(h, 1, "--threads: %s", err);
+        return 1;
+    }
+    if (load_cases(cfg, dev, &st->cl, err, sizeof err)) {
+        say(h, 1, "%s", err);
+        return 2; /* bad input */
+    }
+    if (cfg->out)
+        snprintf(st->out_path, sizeof st->out_path, "%s", cfg->out);
+    else
+        snprintf(st->out_path, sizeof st->out_path, "%s/%s%s.csv",
+                 cfg->results_dir, st->host.run_id, st->measurer.suffix);
+    /* Refuse an unwritable destination now, not after the run: the
+     * results file and its sidecar, regular files or new names only. */
+    char side[4096];
+    const char *what = cfg->out ? "--out" : "the results file";
+    if (opcost_samples_path(st->out_path, side, sizeof side, err, sizeof err) ||
+        opcost_output_path_check(what, st->out_path, err, sizeof err) ||
+        opcost_output_path_check(what, side, err, sizeof err)) {
+        say(h, 1, "%s", err);
+        return 2;
+    }
+    if (measure_ceiling(cfg, dev, &st->ceiling, err, sizeof err)) {
+        say(h, 1, "ceiling probe: %s", err);
+        return 1;
+    }
+    dev->rotate_bytes = st->ceiling.llc_bytes;
+    st->probes = (probe_range){NAN, NAN, 0};
+    if (h && h->started)
+        h->started(h->ctx, cfg, &st->host, &st->ceiling, dev, st->cl.n,
+                   st->out_path);
+    if (opcost_journal_open(&st->journal, st->out_path, err, sizeof err)) {
+        say(h, 1, "%s", err);
+        return 2;
+    }
+    st->ctx = (point_context){cfg, &st->host, dev, &st->ceiling};
+    st->start = opcost_now_ns();
+    return 0;
+}
+
+/* Phase 2: every point, journaled as it ends; the CPU ceilings probed
+ * again as opcost_probe_due says. After an interrupt the remaining
+ * points get skipped rows. 0, or 1 when memory ran out. */
+static int measure_points(run_state *st)
+{
+    const case_list *cl = &st->cl;
+    const opcost_run_hooks *h = st->hooks;
+    char err[2048];
+    int rc = 0;
+    const char *distribution = NULL;
+    opcost_nvtx_push(OPCOST_NVTX_RUN, "run");
+    for (size_t i = 0; i < cl->n && rc == 0; ++i) {
+        if (cl->cases[i].distribution != distribution) {
+            if (distribution)
+                opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
+            distribution = cl->cases[i].distribution;
+            opcost_nvtx_push(OPCOST_NVTX_DISTRIBUTION, distribution);
+        }
+        if (opcost_interrupted()) {
+            if (point_skip(&st->ctx, &cl->cases[i],
+                           "run interrupted (SIGINT or SIGTERM) before this "
+                           "point: not measured",
+                           &st->out))
+                rc = 1;
+            continue;
+        }
+        point_probe probed;
+        if (st->measurer.measure(st->measurer.ctx, &st->ctx, &cl->cases[i],
+                                 (int64_t)i, &st->out, &probed, err,
+                                 sizeof err)) {
+            say(h, 1, "%s", err);
+            rc = 1;
+        }
+        if (!st->dev->cuda)
+            note_probe(&st->ceiling, &st->probes, &probed);
+        opcost_journal_add(st->journal, st->out.rows, st->out.nrows,
+                           st->out.samples, st->out.nsamples);
+        if (h && h->progress)
+            h->progress(h->ctx, i + 1, cl->n, opcost_seconds_since(st->start));
+    }
+    if (distribution)
+        opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
+    opcost_nvtx_pop(OPCOST_NVTX_RUN);
+    return rc;
+}
+
+/* Phase 3 (after a complete run): the run-to-run noise from points
+ * measured again, the ceilings probed once more and every row divided by
+ * the best of all probes, each interval widened to the noise. */
+static void settle_rows(run_state *st, int complete)
+{
+    const opcost_plan *cfg = st->cfg;
+    run_out *out = &st->out;
+    opcost_run_settled s = {.noise = NAN, .ceiling = &st->ceiling};
+    if (complete && !opcost_interrupted() &&
+        replicate_count(cfg, st->cl.n) > 0) {
+        opcost_nvtx_push(OPCOST_NVTX_RUN, "run noise");
+        s.noise_pairs = measure_run_noise(&st->ctx, &st->cl, out,
+                                          &s.noise_points, &s.noise);
+        opcost_nvtx_pop(OPCOST_NVTX_RUN);
+    }
+    if (!st->dev->cuda) {
+        if (!opcost_interrupted())
+            probe_again(cfg, st->hooks, &st->ceiling);
+        for (size_t r = 0; r < out->nrows; ++r)
+            point_set_ceiling(&out->rows[r], &st->ceiling, 0);
+        s.cpu_ceilings = 1;
+        s.probes = st->probes.n;
+        s.probe_lo_gbps = st->probes.lo;
+        s.probe_hi_gbps = st->probes.hi;
+    }
+    if (s.noise_points)
+        apply_run_noise(out, s.noise);
+    if (st->measurer.settle)
+        st->measurer.settle(st->measurer.ctx, out);
+    if (st->hooks && st->hooks->settled)
+        st->hooks->settled(st->hooks->ctx, &s);
+}
+
+/* Phase 4: the results and their samples written (never lost: the
+ * temporary directory when the destination fails), the journal closed.
+ * Returns rc, or 1 when writing failed. */
+static int write_run(run_state *st, int rc)
+{
+    run_out *out = &st->out;
+    const opcost_run_hooks *h = st->hooks;
+    char err[2048];
+    opcost_journal_hold(st->journal);
+    if (opcost_results_write(st->out_path, out->rows, out->nrows, err,
+                             sizeof err)) {
+        say(h, 1, "%s", err);
+        snprintf(st->out_path, sizeof st->out_path, "/tmp/opcost-%s.csv",
+                 st->host.run_id);
+        say(h, 1, "writing %s instead", st->out_path);
+        rc = 1;
+        if (opcost_results_write(st->out_path, out->rows, out->nrows, err,
+                                 sizeof err))
+            say(h, 1, "%s", err);
+    }
+    if (opcost_samples_write(st->out_path, out->rows, out->nrows, out->samples,
+                             out->nsamples, err, sizeof err)) {
+        say(h, 1, "raw samples: %s", err);
+        rc = 1;
+    }
+    opcost_journal_close(st->journal);
+    st->journal = NULL;
+    if ((rc == 0 || out->nrows) && h && h->finished)
+        h->finished(h->ctx, out->rows, out->nrows, st->out_path,
+                    opcost_seconds_since(st->start));
+    return rc;
+}
+
+static int measure_here(void *ctx, const point_context *pc,
+                        const opcost_case *c, int64_t point_seed, run_out *out,
+                        point_probe *probe, char *err, size_t len)
+{
+    (void)ctx;
+    return point_measure(pc, c, point_seed, out, probe, err, len);
+}
+
+int opcost_pipeline_run(const opcost_plan *cfg, run_device *dev,
+                        const opcost_run_hooks *hooks,
+                        const opcost_point_measurer *measurer)
+{
+    static const opcost_point_measurer here = {NULL, measure_here, NULL, ""};
+    run_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        say(hooks, 1, "out of memory");
+        return 1;
+    }
+    st->cfg = cfg;
+    st->dev = dev;
+    st->hooks = hooks;
+    st->measurer = measurer ? *measurer : here;
+    int rc = open_run(st);
+    if (rc == 0) {
+        rc = measure_points(st);
+        settle_rows(st, rc == 0);
+        rc = write_run(st, rc) || opcost_interrupted();
+    }
+    free(st->out.rows);
+    free(st->out.samples);
+    free_cases(&st->cl);
+    free(st);
+    return rc;
+}

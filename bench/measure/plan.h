@@ -1,0 +1,59 @@
+/* What a run measures and how: the shape sets, paths, variants and the
+ * measurement's settings, filled once by the command line (bench/cli/
+ * config.c parses it) and read-only in the engine. */
+#ifndef OPCOST_PLAN_H
+#define OPCOST_PLAN_H
+
+#include "path.h"
+#include "variant.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OPCOST_MAX_SHAPE_SETS 32
+#define OPCOST_MAX_SELECTED 16
+
+typedef struct opcost_plan {
+    const char *shapes[OPCOST_MAX_SHAPE_SETS]; /* names or files */
+    int nshapes;
+    const opcost_path *paths[OPCOST_MAX_SELECTED];
+    int npaths;
+    const opcost_variant *variants[OPCOST_MAX_SELECTED];
+    int nvariants;
+    unsigned dtype_mask; /* 1 << rowops_dtype; 0 = every dtype */
+    int cuda;            /* --device cuda (or, not given, a GPU found) */
+    int device_given;    /* --device was given */
+    int paths_default;   /* no --paths: the run's device picks them */
+    int variants_all;    /* --variants all: those of the run's device */
+    int threads;
+    const char *out;        /* NULL: results/<run_id>.csv */
+    const char *shapes_dir; /* where shape-set names resolve */
+    const char *results_dir;
+    int quick;
+    uint64_t seed;
+    int reps;
+    int replicates; /* points measured again at the end; -1: auto */
+    double rep_budget_s;
+    /* the target of every paired ratio's 95 % interval (relative): a
+     * point's rounds stop once all are within it, or at its budget */
+    double noise_target;
+    /* a paired ratio's verdict: same within 1 +- threshold */
+    double threshold;
+    /* the member every path's ratio is against: --baseline, else
+     * reference where it was selected, else the first selected path and
+     * variant (config.c settles it) */
+    const char *baseline_name; /* --baseline as given; NULL: the default */
+    const opcost_path *baseline_path;
+    const opcost_variant *baseline_variant;
+    double target_sample_us; /* calls are batched up to this per sample */
+    int cold;                /* rotate inputs beyond the LLC */
+    /* the last-level cache the run assumes (--llc-mib; 0: detected):
+     * what a cold rotation and the ceilings' arrays span */
+    size_t llc_bytes;
+} opcost_plan;
+
+/* Whether a path or a kernel variant runs on the plan's device. */
+int opcost_plan_path_runs(const opcost_plan *plan, const opcost_path *p);
+int opcost_plan_variant_runs(const opcost_plan *plan, const opcost_variant *v);
+
+#endif

@@ -1,0 +1,551 @@
+/* One point of a run: its rows and the phases that measure them
+ * (point.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "point.h"
+#include "attribution.h"
+#include "attribution_pass.h"
+#include "journal.h"
+#include "nvtx_ranges.h"
+#include "paired.h"
+#include "probe.h"
+#include "rounds.h"
+#include "stats.h"
+#include "stop.h"
+#include "timer.h"
+#include "timing.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a point's slots */
+
+typedef struct path_slot {
+    opcost_path_run run;
+    size_t row_index; /* into out->rows (which may move as it grows) */
+    opcost_timer_state timer;
+    int timing; /* verified and warmed up */
+    int member; /* its index in the point's rounds; -1 when not timed */
+} path_slot;
+
+/* Verifies a prepared path on set 0 with poisoned outputs; *call_us: how
+ * long that call took. */
+static int verify_path(opcost_path_run *r, char *why, size_t len,
+                       double *call_us)
+{
+    opcost_workload_poison_outputs(r->w);
+    rowops_bridge_poison_outputs(1);
+    const int64_t t0 = opcost_now_ns();
+    int rc = r->path->run(r, 0, why, len);
+    if (rc == 0 && r->w->cuda)
+        rc = rowops_bridge_cuda_sync(why, len);
+    *call_us = (double)(opcost_now_ns() - t0) / 1e3;
+    if (rc == 0)
+        rc = r->path->verify(r, 0, why, len);
+    rowops_bridge_poison_outputs(0);
+    return rc;
+}
+
+static int stop_rule_for(opcost_stop_rule *rule, const opcost_plan *cfg,
+                         double call_us, int batch)
+{
+    char e[128];
+    const double sample_us = call_us * batch;
+    /* slow calls: a time budget, at least one sample per repetition;
+     * fast ones: the noise target within the budget */
+    if (sample_us * 6 > cfg->rep_budget_s * 1e6)
+        return opcost_stop_budget(rule, cfg->rep_budget_s, 1, e, sizeof e);
+    return opcost_stop_noise(rule, cfg->noise_target, cfg->rep_budget_s, 6,
+                             OPCOST_NOISE_CHECK_EVERY_DEFAULT, e, sizeof e);
+}
+
+/* The median of the path's layout conversions timed alone (differential
+ * attribution): 0 when the layout needs none, NAN when they fail. */
+static double conversion_median(const opcost_plan *cfg, path_slot *s)
+{
+    if (!s->run.path->convert)
+        return 0;
+    char e[256];
+    const int rc = s->run.path->convert(&s->run, 0, e, sizeof e);
+    if (rc == 1)
+        return 0; /* this layout needs no conversion */
+    double us = NAN;
+    opcost_timer_state t;
+    memset(&t, 0, sizeof t); /* freed below even when nothing was timed */
+    opcost_stop_rule r2;
+    memset(&r2, 0, sizeof r2);
+    opcost_nvtx_push(OPCOST_NVTX_PHASE, "convert");
+    if (rc == 0 && opcost_timing_begin(&t, &s->run, OPCOST_TIME_CONVERT,
+                                       cfg->target_sample_us, 0, 0) == 0) {
+        stop_rule_for(&r2, cfg, t.call_us, t.batch);
+        for (int rep = 0; rep < 3; ++rep)
+            if (opcost_timing_repetition(&t, &r2) < 0)
+                break;
+        us = point_median(t.samples, t.n);
+    }
+    opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+    opcost_timing_end(&t);
+    opcost_stop_free(&r2);
+    return us;
+}
+
+/* The row's parts: measured in an attribution pass with the tracer, or,
+ * where it cannot run, differential (the kernel path's median and the
+ * conversions timed alone), with the reason in the note. */
+static void attribute_row(const opcost_plan *cfg, const run_device *dev,
+                          path_slot *s, opcost_result *row,
+                          double kernel_median)
+{
+    opcost_trace_source gpu;
+    const opcost_trace_source *src = &opcost_trace_record_function;
+    if (dev->cuda) {
+        gpu = opcost_trace_cupti(dev->cupti);
+        src = dev->cupti ? &gpu : NULL;
+    }
+    opcost_attributed a;
+    char why[256];
+    snprintf(why, sizeof why, "%s", dev->cupti_why);
+    opcost_parts p;
+    if (src && opcost_attribution_pass(&s->run, src,
+                                       opcost_attribution_calls(row->median_us),
+                                       &s->timer.next_set, row->median_us, &a,
+                                       why, sizeof why) == 0) {
+        p = a.parts;
+        snprintf(row->attribution_source, sizeof row->attribution_source, "%s",
+                 opcost_attribution_source_name(src->kind));
+        row->tracer_overhead = a.traced_median_us / row->median_us;
+    } else {
+        const int is_kernel = s->run.path->takes_variants;
+        p = opcost_attribute_differential(
+            row->median_us, is_kernel ? row->median_us : kernel_median,
+            conversion_median(cfg, s));
+        snprintf(
+            row->attribution_source, sizeof row->attribution_source, "%s",
+            opcost_attribution_source_name(OPCOST_ATTRIBUTION_DIFFERENTIAL));
+        char note[400];
+        snprintf(note, sizeof note, "%s: differential attribution", why);
+        point_row_note(row, note);
+    }
+    row->kernel_us = p.kernel_us;
+    row->other_kernel_us = p.other_kernel_us;
+    row->conversion_us = p.conversion_us;
+    row->launch_us = p.launch_us;
+    row->dispatch_us = p.dispatch_us;
+    row->idle_us = p.idle_us;
+}
+
+/* GPU: the SM clock and its event (throttle) reasons after the point was
+ * timed, on every timed row of it. */
+static void record_gpu_clock(const run_device *dev, run_out *out,
+                             const path_slot *slots, int nslots)
+{
+    opcost_gpu_clock clk;
+    char e[256];
+    if (!dev->nvml || opcost_nvml_read(dev->nvml, (unsigned)dev->gpu.index,
+                                       &clk, e, sizeof e))
+        return;
+    char reasons[OPCOST_TEXT_MAX] = "";
+    if (clk.reasons_known)
+        opcost_nvml_reasons_text(clk.reasons, reasons, sizeof reasons);
+    for (int i = 0; i < nslots; ++i) {
+        opcost_result *row = &out->rows[slots[i].row_index];
+        if (!slots[i].timing)
+            continue;
+        row->sm_clock_mhz = clk.sm_mhz;
+        snprintf(row->throttle_reasons, sizeof row->throttle_reasons, "%s",
+                 reasons);
+    }
+}
+
+/* ---- the phases of one point */
+
+/* A point being measured: its workload, one slot per row, the paired
+ * probe, and the members of its rounds. */
+typedef struct point {
+    const point_context *ctx;
+    const opcost_case *c;
+    int64_t seed;
+    run_out *out;
+    opcost_workload w;
+    int made; /* 0: w exists; else why says why not */
+    char why[1024];
+    path_slot slots[POINT_ROWS_MAX];
+    int nslots;
+    path_slot probe;    /* no row: frac_of_peak's member */
+    point_probe probed; /* what it measured */
+    int baseline;       /* the slot every ratio is against; -1: none */
+    opcost_member members[POINT_ROWS_MAX + 1];
+    int nmembers;
+    opcost_rounds_result rounds;
+} point;
+
+opcost_status point_start(const opcost_plan *cfg, int cuda,
+                          opcost_path_run *run, opcost_timer_state *timer,
+                          char *dispatch_path, size_t dlen, char *why,
+                          size_t wl)
+{
+    if (!opcost_plan_path_runs(cfg, run->path)) {
+        snprintf(why, wl, "%s",
+                 cuda ? "this path runs on the CPU only"
+                      : "this path runs on a GPU only (--device cuda)");
+        return OPCOST_STATUS_SKIPPED;
+    }
+    opcost_nvtx_push_path(run->path->name, run->variant->name);
+    const int prep = run->path->prepare(run, why, wl);
+    int ver = 0;
+    double first_us = 0;
+    if (prep == 0) {
+        opcost_nvtx_push(OPCOST_NVTX_PHASE, "verify");
+        ver = verify_path(run, why, wl, &first_us);
+        opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+    }
+    /* what the path ran, as prepare and verify reported it */
+    snprintf(dispatch_path, dlen, "%s", run->dispatch_path);
+    const double warmup = cfg->quick ? 0.001 : 0.005;
+    opcost_status st = OPCOST_STATUS_OK;
+    if (prep)
+        st = prep > 0 ? OPCOST_STATUS_SKIPPED : OPCOST_STATUS_ERROR;
+    else if (ver)
+        st = ver > 0 ? OPCOST_STATUS_WRONG : OPCOST_STATUS_ERROR;
+    else if (opcost_timing_begin(timer, run, OPCOST_TIME_RUN,
+                                 cfg->target_sample_us, warmup, first_us)) {
+        snprintf(why, wl, "%s", timer->error);
+        st = OPCOST_STATUS_ERROR;
+    }
+    opcost_nvtx_pop(OPCOST_NVTX_PATH);
+    return st;
+}
+
+/* A slot's path made ready to time: prepared, verified on poisoned
+ * outputs, warmed up (s->timing). Otherwise the status it ends in
+ * (skipped, wrong, error) with the reason in pt->why. */
+static opcost_status start_path(point *pt, path_slot *s, char *dispatch_path,
+                                size_t dlen)
+{
+    const opcost_status st =
+        point_start(pt->ctx->cfg, pt->ctx->dev->cuda, &s->run, &s->timer,
+                    dispatch_path, dlen, pt->why, sizeof pt->why);
+    s->timing = st == OPCOST_STATUS_OK;
+    return st;
+}
+
+static void start_slot(point *pt, path_slot *s, opcost_result *row)
+{
+    const opcost_status st =
+        start_path(pt, s, row->dispatch_path, sizeof row->dispatch_path);
+    if (st != OPCOST_STATUS_OK)
+        point_row_status(row, st, pt->why);
+}
+
+/* The probe paired with the point's rows: streaming stores where the
+ * run's ceilings found them the better kind at the level the point's data
+ * lives in (DRAM when cold), ordinary stores otherwise (probe.h). Without
+ * one (it failed, or moves nothing) frac_of_peak stays empty and the
+ * rows say why. */
+const opcost_path *point_probe_choose(const point_context *ctx,
+                                      const opcost_workload *w,
+                                      point_probe *info)
+{
+    const opcost_mix mix =
+        rowops_op_info_of(w->c.op)->fused ? OPCOST_MIX_FUSED : OPCOST_MIX_ROWS;
+    opcost_level level = OPCOST_LEVEL_DRAM;
+    const opcost_mix_ceiling *m =
+        opcost_ceiling_for(ctx->ceiling, mix, w->cache == OPCOST_CACHE_COLD,
+                           (double)opcost_case_bytes(&w->c), &level);
+    const int streaming =
+        ctx->dev->cuda || (m && isfinite(m->nt_gbps) && m->gbps == m->nt_gbps);
+    *info = (point_probe){0, level, mix, streaming, NAN, NAN, NAN};
+    return streaming ? &opcost_probe_streaming : &opcost_probe_plain;
+}
+
+void point_probe_measured(point_probe *info, const opcost_member *m,
+                          const opcost_workload *w)
+{
+    if (m->failed || !m->n)
+        return;
+    double best = INFINITY;
+    for (size_t i = 0; i < m->n; ++i)
+        best = m->us[i] < best ? m->us[i] : best;
+    const double moved = (double)opcost_probe_bytes(w);
+    info->measured = 1;
+    info->bytes = moved;
+    info->best_gbps = moved / (best * 1e-6) / 1e9;
+    info->median_gbps = moved / (point_median(m->us, m->n) * 1e-6) / 1e9;
+}
+
+static void start_probe(point *pt)
+{
+    path_slot *s = &pt->probe;
+    s->run.path = point_probe_choose(pt->ctx, &pt->w, &pt->probed);
+    s->run.variant = &opcost_variant_auto;
+    s->run.w = &pt->w;
+    s->member = -1;
+    char dispatch[128];
+    if (start_path(pt, s, dispatch, sizeof dispatch) != OPCOST_STATUS_OK)
+        for (int i = 0; i < pt->nslots; ++i) {
+            char note[512];
+            snprintf(note, sizeof note, "no paired frac_of_peak: %.480s",
+                     pt->why);
+            point_row_note(&pt->out->rows[pt->slots[i].row_index], note);
+        }
+}
+
+/* Phase 1: the workload, then a slot and a row for every (path, variant),
+ * each started, and the probe. -1 when memory ran out. */
+static int open_point(point *pt, char *err, size_t len)
+{
+    const point_context *ctx = pt->ctx;
+    const opcost_plan *cfg = ctx->cfg;
+    pt->made = opcost_workload_make(&pt->w, pt->c, ctx->dev->rotate_bytes,
+                                    cfg->cold, cfg->seed + (uint64_t)pt->seed,
+                                    pt->why, sizeof pt->why);
+    if (pt->made == 0 && ctx->dev->cuda &&
+        opcost_workload_to_device(&pt->w, ctx->dev->gpu.arch, pt->why,
+                                  sizeof pt->why)) {
+        opcost_workload_free(&pt->w);
+        pt->made = -1;
+    }
+    point_row_id ids[POINT_ROWS_MAX];
+    const int n = point_row_ids(cfg, ids);
+    pt->baseline = -1;
+    for (int i = 0; i < n; ++i) {
+        const opcost_path *path = ids[i].path;
+        path_slot *s = &pt->slots[pt->nslots++];
+        opcost_result *row =
+            point_row(pt->out, ctx, pt->c, pt->made == 0 ? &pt->w : NULL, path,
+                      ids[i].variant);
+        if (!row) {
+            snprintf(err, len, "out of memory (results)");
+            return -1;
+        }
+        s->run.path = path;
+        s->run.variant = ids[i].variant;
+        s->run.w = &pt->w;
+        s->run.first_set = pt->made ? 0 : (int)((int64_t)i * pt->w.nsets / n);
+        s->row_index = pt->out->nrows - 1;
+        s->member = -1;
+        if (path == cfg->baseline_path &&
+            s->run.variant == cfg->baseline_variant)
+            pt->baseline = pt->nslots - 1;
+        if (pt->made)
+            point_row_status(row, OPCOST_STATUS_ERROR, pt->why);
+        else
+            start_slot(pt, s, row);
+    }
+    if (pt->made == 0)
+        start_probe(pt);
+    return 0;
+}
+
+/* A member's sample: one batch of its path's calls. */
+static int sample_slot(void *ctx, double *us, double *device_us, char *err,
+                       size_t len)
+{
+    path_slot *s = ctx;
+    opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
+    opcost_nvtx_push(OPCOST_NVTX_PHASE, "sample");
+    const int rc = opcost_timing_sample(&s->timer, us, device_us);
+    opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+    opcost_nvtx_pop(OPCOST_NVTX_PATH);
+    if (rc)
+        snprintf(err, len, "%s", s->timer.error);
+    return rc;
+}
+
+static void add_member(point *pt, path_slot *s)
+{
+    opcost_member *m = &pt->members[pt->nmembers];
+    memset(m, 0, sizeof *m);
+    m->name = s->run.path->name;
+    m->sample = sample_slot;
+    m->ctx = s;
+    m->cost_us = s->timer.call_us * s->timer.batch;
+    s->member = pt->nmembers++;
+}
+
+/* Phase 2: the rounds. Every started slot and the probe are members; the
+ * ratios tracked for stopping are each row's against the baseline and
+ * against the probe. Their budget: the plan's per-member repetition
+ * budget for each repetition of each member. -1 when memory ran out. */
+static int time_point(point *pt, char *err, size_t len)
+{
+    const opcost_plan *cfg = pt->ctx->cfg;
+    for (int i = 0; i < pt->nslots; ++i)
+        if (pt->slots[i].timing)
+            add_member(pt, &pt->slots[i]);
+    if (pt->probe.timing)
+        add_member(pt, &pt->probe);
+    if (!pt->nmembers)
+        return 0;
+    opcost_rounds_pair pairs[2 * POINT_ROWS_MAX];
+    int np = 0;
+    const int base = pt->baseline >= 0 ? pt->slots[pt->baseline].member : -1;
+    for (int i = 0; i < pt->nslots; ++i) {
+        const int m = pt->slots[i].member;
+        if (m < 0)
+            continue;
+        if (base >= 0 && m != base)
+            pairs[np++] = (opcost_rounds_pair){m, base};
+        if (pt->probe.member >= 0)
+            pairs[np++] = (opcost_rounds_pair){pt->probe.member, m};
+    }
+    const opcost_rounds_rule rule = {
+        .target_rel = cfg->noise_target,
+        .budget_s = cfg->reps * cfg->rep_budget_s * pt->nmembers,
+        .min_rounds = (size_t)(cfg->reps > 10 ? cfg->reps : 10),
+        .max_rounds = 100000,
+        .slow_factor = 8,
+        .interrupted = opcost_interrupted,
+        .seed = (cfg->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)pt->seed,
+    };
+    return opcost_rounds_run(pt->members, pt->nmembers, pairs, np, &rule,
+                             &pt->rounds, err, len);
+}
+
+/* The row's paired ratio against the baseline and its verdict. */
+static void pair_with_baseline(point *pt, const path_slot *s,
+                               opcost_result *row)
+{
+    if (pt->baseline < 0 || s == &pt->slots[pt->baseline])
+        return;
+    const path_slot *b = &pt->slots[pt->baseline];
+    char name[OPCOST_TEXT_MAX];
+    point_member_name(b->run.path, b->run.variant, name, sizeof name);
+    if (b->member < 0) {
+        char note[300];
+        snprintf(note, sizeof note,
+                 "no paired ratio: the baseline %s was not timed", name);
+        point_row_note(row, note);
+        return;
+    }
+    opcost_paired e;
+    point_row_ratio(pt->ctx->cfg, row, &pt->members[s->member],
+                    &pt->members[b->member], name, &e);
+}
+
+/* Phase 3: each timed row's statistics, its paired ratios and every row's
+ * ceiling; GPU clocks. Returns the kernel path's median (its auto
+ * variant's where it ran), for the differential attribution's fallback;
+ * -1 in *oom when memory ran out. */
+static double summarize_point(point *pt, int *oom)
+{
+    const point_context *ctx = pt->ctx;
+    double kernel_median = NAN;
+    *oom = 0;
+    for (int i = 0; i < pt->nslots; ++i) {
+        path_slot *s = &pt->slots[i];
+        opcost_result *row = &pt->out->rows[s->row_index];
+        if (s->member >= 0) {
+            const opcost_member *m = &pt->members[s->member];
+            if (m->failed) {
+                point_row_status(row, OPCOST_STATUS_ERROR, m->error);
+                s->timing = 0;
+            } else if (point_row_samples(ctx->cfg, row, m, pt->out)) {
+                *oom = 1;
+                return NAN;
+            }
+        }
+        if (row->status == OPCOST_STATUS_OK && s->member >= 0) {
+            pair_with_baseline(pt, s, row);
+            if (pt->probe.member >= 0)
+                point_row_frac(ctx->cfg, row, &pt->members[pt->probe.member],
+                               &pt->members[s->member],
+                               opcost_probe_bytes(&pt->w));
+            snprintf(row->stopped_by, sizeof row->stopped_by, "%s",
+                     opcost_rounds_stop_name(pt->rounds.stop));
+        }
+        point_set_ceiling(row, ctx->ceiling, ctx->dev->cuda);
+        if (s->timing && s->run.path->takes_variants &&
+            (isnan(kernel_median) || s->run.variant == &opcost_variant_auto))
+            kernel_median = row->median_us;
+    }
+    record_gpu_clock(ctx->dev, pt->out, pt->slots, pt->nslots);
+    if (pt->probe.member >= 0)
+        point_probe_measured(&pt->probed, &pt->members[pt->probe.member],
+                             &pt->w);
+    return kernel_median;
+}
+
+/* Phase 4: each ok row's parts (attribution), its compile time and the
+ * path's own note. */
+static void attribute_point(point *pt, double kernel_median)
+{
+    for (int i = 0; i < pt->nslots; ++i) {
+        path_slot *s = &pt->slots[i];
+        opcost_result *row = &pt->out->rows[s->row_index];
+        if (s->timing && row->status == OPCOST_STATUS_OK) {
+            opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
+            opcost_nvtx_push(OPCOST_NVTX_PHASE, "attribute");
+            attribute_row(pt->ctx->cfg, pt->ctx->dev, s, row, kernel_median);
+            opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+            opcost_nvtx_pop(OPCOST_NVTX_PATH);
+        }
+        if (s->run.priv && s->run.path->compile_ms)
+            row->compile_ms = s->run.path->compile_ms(&s->run);
+        if (s->run.priv && s->run.path->annotate &&
+            row->status == OPCOST_STATUS_OK)
+            s->run.path->annotate(&s->run, row->note, sizeof row->note);
+    }
+}
+
+/* Phase 5: every path released, every timer, sample and buffer freed
+ * (also after an earlier phase ran out of memory). */
+static void close_slot(path_slot *s)
+{
+    if (s->run.priv)
+        s->run.path->release(&s->run);
+    opcost_timing_end(&s->timer);
+}
+
+static void close_point(point *pt)
+{
+    for (int i = 0; i < pt->nslots; ++i)
+        close_slot(&pt->slots[i]);
+    close_slot(&pt->probe);
+    for (int i = 0; i < pt->nmembers; ++i)
+        opcost_member_free(&pt->members[i]);
+    if (pt->made == 0)
+        opcost_workload_free(&pt->w);
+}
+
+int point_measure(const point_context *ctx, const opcost_case *c,
+                  int64_t point_seed, run_out *out, point_probe *probe,
+                  char *err, size_t len)
+{
+    /* large (a slot per selectable path x variant): not on the stack */
+    point *pt = calloc(1, sizeof *pt);
+    if (!pt) {
+        snprintf(err, len, "out of memory (point)");
+        return -1;
+    }
+    pt->ctx = ctx;
+    pt->c = c;
+    pt->seed = point_seed;
+    pt->out = out;
+    pt->made = -1;
+    pt->probe.member = -1;
+    opcost_nvtx_pushf(OPCOST_NVTX_SHAPE, "%s B=%lld N=%lld %s %s",
+                      rowops_op_name(c->op), (long long)c->B, (long long)c->N,
+                      rowops_dtype_name(c->dtype),
+                      opcost_layout_name(c->layout));
+    int rc = open_point(pt, err, len);
+    if (rc == 0)
+        rc = time_point(pt, err, len);
+    if (rc == 0) {
+        int oom;
+        const double kernel_median = summarize_point(pt, &oom);
+        if (oom) {
+            snprintf(err, len, "out of memory (samples)");
+            rc = -1;
+        } else {
+            attribute_point(pt, kernel_median);
+        }
+    }
+    if (probe)
+        *probe = pt->probed;
+    close_point(pt);
+    opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
+    free(pt);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* One point of a run (a shape, every selected path and variant): its rows,
+ * built by one function, and its measurement in named phases (open:
+ * workload, rows, prepare and verify each path; time: the shuffled
+ * repetitions; summarize; attribute; close). */
+#ifndef OPCOST_POINT_H
+#define OPCOST_POINT_H
+
+#include "ceiling.h"
+#include "plan.h"
+#include "point_rows.h"
+#include "timing.h"
+#include "workload.h"
+
+#include <stddef.h>
+
+/* What a point's paired probe (bench/measure/probe.h) measured: the run
+ * keeps the best as its ceiling of that mix at that level (the probe runs
+ * during every point, where a ceiling probed at the start and the end
+ * alone missed the host's fast moments), and the medians show the host's
+ * drift over the run. */
+typedef struct point_probe {
+    int measured;
+    opcost_level level;
+    opcost_mix mix;
+    int streaming; /* non-temporal stores */
+    double bytes;  /* one call's */
+    double best_gbps, median_gbps;
+} point_probe;
+
+/* The probe paired with a point's rows (probe.h): streaming stores where
+ * the run's ceilings found them the better kind at the level the point's
+ * data lives in (DRAM when cold), ordinary stores otherwise; info says
+ * which. */
+const opcost_path *point_probe_choose(const point_context *ctx,
+                                      const opcost_workload *w,
+                                      point_probe *info);
+
+/* What the probe's member m measured on w, into info. */
+void point_probe_measured(point_probe *info, const opcost_member *m,
+                          const opcost_workload *w);
+
+/* Verifies and times point c on every selected (path, variant), one row
+ * each appended to out (samples too); point_seed varies the inputs; probe
+ * (may be NULL) gets what the paired probe measured. 0, or -1 with err
+ * when memory ran out (the rows so far stay). */
+int point_measure(const point_context *ctx, const opcost_case *c,
+                  int64_t point_seed, run_out *out, point_probe *probe,
+                  char *err, size_t len);
+
+/* A path made ready to time on run->w: prepared, verified on poisoned
+ * outputs against the C double reference, calibrated and warmed up
+ * (timer). OPCOST_STATUS_OK, or the status it ends in (skipped, wrong,
+ * error) with the reason in why; dispatch_path says what it ran. */
+opcost_status point_start(const opcost_plan *cfg, int cuda,
+                          opcost_path_run *run, opcost_timer_state *timer,
+                          char *dispatch_path, size_t dlen, char *why,
+                          size_t wl);
+
+#endif

@@ -1,0 +1,107 @@
+/* The rows of a point (point_rows.c): what a run's points (point.c) and
+ * opcost ab's (ab.c) share. */
+#ifndef OPCOST_POINT_ROWS_H
+#define OPCOST_POINT_ROWS_H
+
+#include "ceiling.h"
+#include "cupti_tracer.h"
+#include "hostinfo.h"
+#include "nvml_clock.h"
+#include "paired.h"
+#include "plan.h"
+#include "rounds.h"
+#include "row.h"
+#include "rowops_bridge.h"
+#include "workload.h"
+
+#include <stddef.h>
+
+/* The device a run measures on: the CPU, or the GPU it found. */
+typedef struct run_device {
+    int cuda;
+    rowops_bridge_cuda_device gpu;
+    size_t rotate_bytes; /* inputs rotate over twice this: LLC, or L2 */
+    /* GPU: the attribution pass's tracer (NULL: unavailable, why says
+     * why) and the clock reader (NULL: unavailable) */
+    opcost_cupti *cupti;
+    char cupti_why[256];
+    opcost_nvml *nvml;
+} run_device;
+
+/* Growable arrays of rows and samples. */
+typedef struct run_out {
+    opcost_result *rows;
+    size_t nrows, caprows;
+    opcost_sample *samples;
+    size_t nsamples, capsamples;
+} run_out;
+
+/* What every point of a run shares. The ceiling may be probed again
+ * between points; rows read it when they are summarized. */
+typedef struct point_context {
+    const opcost_plan *cfg;
+    const opcost_hostinfo *host;
+    const run_device *dev;
+    const opcost_ceiling *ceiling;
+} point_context;
+
+/* A point's rows: one per (path, variant) of the selection, in its order
+ * (a variant of the other device is left out under --variants all). */
+#define POINT_ROWS_MAX (OPCOST_MAX_SELECTED * OPCOST_MAX_SELECTED)
+typedef struct point_row_id {
+    const opcost_path *path;
+    const opcost_variant *variant;
+} point_row_id;
+
+int point_row_ids(const opcost_plan *cfg, point_row_id *ids);
+
+/* The one function that builds a row: appended to out, with the identity
+ * of the run, the point (w: its workload, NULL where none was made), its
+ * path and its variant. NULL: out of memory. */
+opcost_result *point_row(run_out *out, const point_context *ctx,
+                         const opcost_case *c, const opcost_workload *w,
+                         const opcost_path *path,
+                         const opcost_variant *variant);
+
+/* The rows of point c, not measured, with status skipped and note. */
+int point_skip(const point_context *ctx, const opcost_case *c, const char *note,
+               run_out *out);
+
+void point_row_status(opcost_result *row, opcost_status s, const char *note);
+/* Appends "; text" to the row's note (or text to an empty one). */
+void point_row_note(opcost_result *row, const char *text);
+/* The median of x[0..n-1]; NAN for n = 0. */
+double point_median(const double *x, size_t n);
+
+/* A timed row's statistics from its member's samples, which go to out:
+ * the samples pooled (median and the rest), and cut into cfg->reps blocks
+ * of consecutive rounds (the sidecar's repetitions), whose medians give
+ * the interval of another run's median (ci95_reps_rel). -1: out of
+ * memory. */
+int point_row_samples(const opcost_plan *cfg, opcost_result *row,
+                      const opcost_member *m, run_out *out);
+
+/* A member's name as others are paired with it: path, or path/variant
+ * for a variant other than auto. */
+void point_member_name(const opcost_path *path, const opcost_variant *variant,
+                       char *buf, size_t len);
+
+/* The row's paired ratio m / base (e), its interval, p-value, rounds and
+ * verdict (cfg->threshold), paired_with = base_name. -1 with a note on the
+ * row when they shared too few rounds. */
+int point_row_ratio(const opcost_plan *cfg, opcost_result *row,
+                    const opcost_member *m, const opcost_member *base,
+                    const char *base_name, opcost_paired *e);
+
+/* The row's frac_of_peak: its bandwidth over the probe's in the same
+ * rounds (the probe moves `moved` bytes a call), with its interval, and
+ * the probe's GB/s. */
+void point_row_frac(const opcost_plan *cfg, opcost_result *row,
+                    const opcost_member *probe, const opcost_member *m,
+                    int64_t moved);
+
+/* The ceiling a row's traffic is bounded by; sets ceiling_gbps,
+ * ceiling_kind, working_set_bytes and frac_of_peak_best. */
+void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu);
+
+#endif

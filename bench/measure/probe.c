@@ -1,0 +1,217 @@
+/* The paired bandwidth probe (probe.h). */
+#include "probe.h"
+#include "ceiling.h"
+#include "rowops_bridge.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#define HAVE_MXCSR 1
+#else
+#define HAVE_MXCSR 0
+#endif
+
+/* MXCSR: flush denormal results to zero, treat denormal inputs as zero. */
+#define MXCSR_FTZ 0x8000u
+#define MXCSR_DAZ 0x0040u
+
+typedef struct probe_state {
+    opcost_ceiling_kernel_id kernel;
+    int fused;
+    int64_t rows;   /* B: the calls are split by rows, as the kernels' */
+    size_t doubles; /* per tensor: its row bytes as doubles */
+    const rowops_call *call; /* the set being moved (run) */
+} probe_state;
+
+/* A tensor's storage: the 64-byte aligned block the workload allocated (a
+ * misaligned view starts one element into it). */
+static double *storage(const rowops_tensor *t)
+{
+    return (double *)((uintptr_t)t->data & ~(uintptr_t)63);
+}
+
+static void probe_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const probe_state *s = ctx;
+    const size_t lo = (size_t)((double)s->doubles * (double)begin /
+                               (double)s->rows),
+                 hi = (size_t)((double)s->doubles * (double)end /
+                               (double)s->rows);
+    const rowops_call *c = s->call;
+    double *a = storage(&c->x), *out = storage(&c->out);
+    double *b = s->fused ? storage(&c->residual) : NULL;
+    double *d = s->fused ? storage(&c->residual_out) : NULL;
+#if HAVE_MXCSR
+    const unsigned saved = _mm_getcsr();
+    _mm_setcsr(saved | MXCSR_FTZ | MXCSR_DAZ);
+#endif
+    opcost_ceiling_kernel_run(s->kernel, a + lo, b ? b + lo : NULL, out + lo,
+                              d ? d + lo : NULL, hi - lo, 3.0);
+#if HAVE_MXCSR
+    _mm_setcsr(saved);
+#endif
+}
+
+int64_t opcost_probe_bytes(const opcost_workload *w)
+{
+    const size_t bytes =
+        (size_t)(w->c.B * w->c.N) * rowops_dtype_size(w->c.dtype);
+    const int fused = rowops_op_info_of(w->c.op)->fused;
+    return (int64_t)(bytes / 8 * 8) * (fused ? 4 : 2);
+}
+
+static int prepare(opcost_path_run *r, int streaming, char *why, size_t len)
+{
+    const opcost_workload *w = r->w;
+    probe_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(why, len, "out of memory (probe)");
+        return -1;
+    }
+    r->priv = s;
+    s->fused = rowops_op_info_of(w->c.op)->fused;
+    s->rows = w->c.B;
+    s->doubles = (size_t)(w->c.B * w->c.N) * rowops_dtype_size(w->c.dtype) / 8;
+    if (!s->doubles) {
+        snprintf(why, len, "a call moves less than 8 bytes a tensor");
+        return 1;
+    }
+    s->kernel =
+        s->fused ? (streaming ? OPCOST_CEILING_ADD2_NT : OPCOST_CEILING_ADD2)
+                 : (streaming ? OPCOST_CEILING_COPY_NT : OPCOST_CEILING_COPY);
+    double x = 0, y = 0;
+    if (!w->cuda &&
+        opcost_ceiling_kernel_run(s->kernel, &x, &x, &y, &y, 0, 3.0)) {
+        snprintf(why, len, "no streaming stores in this build");
+        return 1;
+    }
+    snprintf(r->dispatch_path, sizeof r->dispatch_path, "probe %s%s",
+             s->fused ? "add2" : "copy",
+             w->cuda     ? " d2d"
+             : streaming ? "_nt"
+                         : "");
+    return 0;
+}
+
+static int prepare_streaming(opcost_path_run *r, char *why, size_t len)
+{
+    return prepare(r, 1, why, len);
+}
+
+static int prepare_plain(opcost_path_run *r, char *why, size_t len)
+{
+    return prepare(r, 0, why, len);
+}
+
+static int run(opcost_path_run *r, int set, char *err, size_t len)
+{
+    probe_state *s = r->priv;
+    const rowops_call call = opcost_workload_call(r->w, set);
+    if (r->w->cuda) {
+        const size_t bytes = s->doubles * 8;
+        if (rowops_bridge_cuda_copy_on_device(
+                storage(&call.out), storage(&call.x), bytes, err, len))
+            return -1;
+        return s->fused ? rowops_bridge_cuda_copy_on_device(
+                              storage(&call.residual_out),
+                              storage(&call.residual), bytes, err, len)
+                        : 0;
+    }
+    s->call = &call;
+    rowops_bridge_parallel_for(s->rows, rowops_cpu_grain_rows(r->w->c.N),
+                               probe_rows, s);
+    s->call = NULL;
+    return 0;
+}
+
+/* The probe moved what it must: the copy's bytes equal their source, and
+ * add2's outputs hold a + b and 3 (a + b) at a few places (computed with
+ * the same flushing of denormals). */
+static int verify(opcost_path_run *r, int set, char *why, size_t len)
+{
+    probe_state *s = r->priv;
+    const rowops_call call = opcost_workload_host_call(r->w, set);
+    const double *a = storage(&call.x);
+    const double *b = s->fused ? storage(&call.residual) : NULL;
+    const size_t at[3] = {0, s->doubles / 2, s->doubles - 1};
+    double got[2][3];
+    for (int k = 0; k < 3; ++k) {
+        const rowops_call dev = opcost_workload_call(r->w, set);
+        const double *out = storage(&dev.out) + at[k];
+        const double *res =
+            s->fused ? storage(&dev.residual_out) + at[k] : NULL;
+        if (r->w->cuda) {
+            char e[256];
+            if (rowops_bridge_cuda_copy(&got[0][k], out, 8,
+                                        ROWOPS_BRIDGE_TO_HOST, e, sizeof e) ||
+                (res &&
+                 rowops_bridge_cuda_copy(&got[1][k], res, 8,
+                                         ROWOPS_BRIDGE_TO_HOST, e, sizeof e))) {
+                snprintf(why, len, "probe: reading its output back: %s", e);
+                return -1;
+            }
+        } else {
+            memcpy(&got[0][k], out, 8);
+            if (res)
+                memcpy(&got[1][k], res, 8);
+        }
+    }
+    for (int k = 0; k < 3; ++k) {
+        double want[2];
+        if (!s->fused || r->w->cuda) {
+            memcpy(&want[0], a + at[k], 8); /* a copy, bit for bit */
+            if (b)
+                memcpy(&want[1], b + at[k], 8);
+        } else {
+#if HAVE_MXCSR
+            const unsigned saved = _mm_getcsr();
+            _mm_setcsr(saved | MXCSR_FTZ | MXCSR_DAZ);
+#endif
+            volatile double h = a[at[k]] + b[at[k]];
+            want[0] = h;
+            want[1] = 3.0 * h;
+#if HAVE_MXCSR
+            _mm_setcsr(saved);
+#endif
+        }
+        for (int t = 0; t < (s->fused ? 2 : 1); ++t)
+            if (memcmp(&got[t][k], &want[t], 8)) {
+                snprintf(why, len,
+                         "probe: output %d at double %zu is not what it "
+                         "moved",
+                         t, at[k]);
+                return 1;
+            }
+    }
+    return 0;
+}
+
+static void release(opcost_path_run *r)
+{
+    free(r->priv);
+    r->priv = NULL;
+}
+
+const opcost_path opcost_probe_streaming = {
+    .name = "probe",
+    .description = "the bytes of a call moved with streaming stores",
+    .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,
+    .prepare = prepare_streaming,
+    .run = run,
+    .verify = verify,
+    .release = release,
+};
+
+const opcost_path opcost_probe_plain = {
+    .name = "probe",
+    .description = "the bytes of a call moved with ordinary stores",
+    .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,
+    .prepare = prepare_plain,
+    .run = run,
+    .verify = verify,
+    .release = release,
+};

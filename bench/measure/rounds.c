@@ -1,0 +1,227 @@
+#include "rounds.h"
+#include "timer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How many members a round holds at most (a point's paths x variants, the
+ * probe; two builds of them). */
+#define MAX_MEMBERS 1024
+/* A member takes part in every 2^MAX_SHIFT-th round at the rarest. */
+#define MAX_SHIFT 6
+/* Intervals are re-estimated when the rounds have grown by a quarter. */
+#define CHECK_GROWTH 1.25
+
+static const char *const stop_names[OPCOST_ROUNDS_STOP_COUNT] = {
+    "target", "budget", "rounds", "interrupted", "failed"};
+
+const char *opcost_rounds_stop_name(opcost_rounds_stop s)
+{
+    return (unsigned)s < OPCOST_ROUNDS_STOP_COUNT ? stop_names[s] : "?";
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static double monotonic_s(void)
+{
+    return (double)opcost_now_ns() * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A member's cost: the shorter of its first two samples (its calibration
+ * may have timed a compilation), else what the caller said. */
+static double cost_of(const opcost_member *m)
+{
+    if (m->n >= 2)
+        return m->us[0] < m->us[1] ? m->us[0] : m->us[1];
+    return m->cost_us;
+}
+
+/* Every member's stride: 1, or the power of two that keeps a slow
+ * member's share of a round near slow_factor times the median member's
+ * (costs per sample, so a member's batch counts). */
+static void set_strides(opcost_member *m, int nm, double slow_factor)
+{
+    double cost[MAX_MEMBERS];
+    int k = 0;
+    for (int i = 0; i < nm; ++i)
+        if (!m[i].failed && cost_of(&m[i]) > 0)
+            cost[k++] = cost_of(&m[i]);
+    qsort(cost, (size_t)k, sizeof *cost, cmp_double);
+    const double median = k ? cost[k / 2] : 0;
+    for (int i = 0; i < nm; ++i) {
+        int stride = 1;
+        if (median > 0 && slow_factor > 0)
+            while (stride < (1 << MAX_SHIFT) &&
+                   cost_of(&m[i]) >= slow_factor * median * 2 * stride)
+                stride *= 2;
+        m[i].stride = stride;
+    }
+}
+
+static int take_sample(opcost_member *m, int64_t round)
+{
+    if (m->n == m->cap) {
+        const size_t cap = m->cap ? 2 * m->cap : 256;
+        double *us = realloc(m->us, cap * sizeof *us);
+        if (us)
+            m->us = us;
+        double *dev = us ? realloc(m->device_us, cap * sizeof *dev) : NULL;
+        if (dev)
+            m->device_us = dev;
+        int64_t *r = dev ? realloc(m->round, cap * sizeof *r) : NULL;
+        if (r)
+            m->round = r;
+        if (!r)
+            return -1;
+        m->cap = cap;
+    }
+    double us = NAN, dev = NAN;
+    if (m->sample(m->ctx, &us, &dev, m->error, sizeof m->error)) {
+        m->failed = 1;
+        return 0;
+    }
+    m->us[m->n] = us;
+    m->device_us[m->n] = dev;
+    m->round[m->n] = round;
+    ++m->n;
+    return 0;
+}
+
+int opcost_member_ratio(const opcost_member *a, const opcost_member *b,
+                        uint64_t seed, opcost_paired *out)
+{
+    const size_t cap = a->n < b->n ? a->n : b->n;
+    double *d = malloc((cap ? cap : 1) * sizeof *d);
+    if (!d) {
+        opcost_paired_estimate(NULL, 0, seed, out);
+        return -1;
+    }
+    const size_t n =
+        opcost_paired_logs(a->round, a->us, a->n, b->round, b->us, b->n, d);
+    const int rc = opcost_paired_estimate(d, n, seed, out);
+    free(d);
+    return rc;
+}
+
+/* The widest interval of the live pairs; INFINITY while one cannot be
+ * estimated yet, NAN when there are none. */
+static double widest(const opcost_member *m, const opcost_rounds_pair *pairs,
+                     int np, uint64_t seed)
+{
+    double worst = NAN;
+    for (int i = 0; i < np; ++i) {
+        const opcost_member *a = &m[pairs[i].a], *b = &m[pairs[i].b];
+        if (a->failed || b->failed)
+            continue;
+        opcost_paired e;
+        const double c = opcost_member_ratio(a, b, seed + (uint64_t)i, &e)
+                             ? INFINITY
+                             : e.ci95_rel;
+        worst = isnan(worst) || c > worst ? c : worst;
+    }
+    return worst;
+}
+
+int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
+                      int np, const opcost_rounds_rule *rule,
+                      opcost_rounds_result *res, char *err, size_t len)
+{
+    memset(res, 0, sizeof *res);
+    res->worst_ci95_rel = NAN;
+    if (nm < 0 || nm > MAX_MEMBERS) {
+        snprintf(err, len, "members: %d, at most %d", nm, MAX_MEMBERS);
+        return -1;
+    }
+    double (*now)(void) = rule->now_s ? rule->now_s : monotonic_s;
+    const size_t min_rounds = rule->min_rounds > OPCOST_PAIRED_MIN
+                                  ? rule->min_rounds
+                                  : OPCOST_PAIRED_MIN;
+    for (int i = 0; i < nm; ++i)
+        m[i].stride = 1; /* every member in the first two rounds */
+    int order[MAX_MEMBERS];
+    for (int i = 0; i < nm; ++i)
+        order[i] = i;
+    uint64_t rng = rule->seed * 0x9E3779B97F4A7C15ull | 1;
+    const double start = now();
+    size_t next_check = min_rounds;
+    for (size_t r = 0;; ++r) {
+        for (int i = nm - 1; i > 0; --i) {
+            const int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
+            const int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        int live = 0;
+        for (int i = 0; i < nm; ++i) {
+            opcost_member *x = &m[order[i]];
+            if (x->failed || r % (size_t)x->stride)
+                continue;
+            if (take_sample(x, (int64_t)r)) {
+                snprintf(err, len, "out of memory (samples of %s)", x->name);
+                res->rounds = r + 1;
+                return -1;
+            }
+            live += !x->failed;
+        }
+        res->rounds = r + 1;
+        res->seconds = now() - start;
+        if (r == 1)
+            set_strides(m, nm, rule->slow_factor);
+        if (!live) {
+            res->stop = OPCOST_ROUNDS_FAILED;
+            break;
+        }
+        if (rule->interrupted && rule->interrupted()) {
+            res->stop = OPCOST_ROUNDS_INTERRUPTED;
+            break;
+        }
+        if (res->rounds < min_rounds)
+            continue;
+        if (res->rounds >= next_check) {
+            const double w = widest(m, pairs, np, rule->seed);
+            if (w <= rule->target_rel) {
+                res->stop = OPCOST_ROUNDS_TARGET;
+                break;
+            }
+            const double grown = ceil((double)res->rounds * CHECK_GROWTH);
+            next_check = (size_t)grown > res->rounds + 1 ? (size_t)grown
+                                                         : res->rounds + 1;
+        }
+        if (res->seconds >= rule->budget_s) {
+            res->stop = OPCOST_ROUNDS_BUDGET;
+            break;
+        }
+        if (rule->max_rounds && res->rounds >= rule->max_rounds) {
+            res->stop = OPCOST_ROUNDS_MAX;
+            break;
+        }
+    }
+    res->worst_ci95_rel = widest(m, pairs, np, rule->seed);
+    if (isinf(res->worst_ci95_rel))
+        res->worst_ci95_rel = NAN;
+    return 0;
+}
+
+void opcost_member_free(opcost_member *m)
+{
+    free(m->us);
+    free(m->device_us);
+    free(m->round);
+    m->us = m->device_us = NULL;
+    m->round = NULL;
+    m->n = m->cap = 0;
+}

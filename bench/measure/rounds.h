@@ -1,0 +1,101 @@
+/* The round, the unit of measurement. The members of a comparison (the
+ * paths and kernel variants of a point, the bandwidth probe, two builds)
+ * each take one sample per round, in an order shuffled anew every round,
+ * on the same buffers; the log ratio of two members' samples in one round
+ * cancels whatever moved the host as a whole between rounds
+ * (bench/stats/paired.h estimates the ratio and its interval from them).
+ * Rounds go on until the interval of every ratio the caller tracks is
+ * within a target, or the budget is spent; the result says which.
+ *
+ * A member is anything that can take a sample: a path timed in this
+ * process (bench/measure/point.c), a build timed by a worker process
+ * (opcost ab). A member whose samples take many times as long as the
+ * typical member's (a reference path 100x slower than the kernel) takes
+ * part in every 2nd, 4th, ... round only, so that it does not hold the
+ * others to its pace: its ratios rest on fewer rounds (the pair count
+ * says how many). Torch-free: the tests drive it with simulated members. */
+#ifndef OPCOST_ROUNDS_H
+#define OPCOST_ROUNDS_H
+
+#include "paired.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct opcost_member {
+    const char *name;
+    /* One sample: *us per call, *device_us the device's time per call on
+     * a GPU (NAN elsewhere). 0, or -1 with the reason in err. */
+    int (*sample)(void *ctx, double *us, double *device_us, char *err,
+                  size_t len);
+    void *ctx;
+    /* how long one sample takes (from calibration); the rounds use the
+     * first two samples once they have them */
+    double cost_us;
+    /* set by opcost_rounds_run */
+    int stride; /* takes part in the rounds r with r % stride == 0 */
+    int failed; /* a sample failed (error says why): no more */
+    char error[512];
+    size_t n, cap;     /* samples taken */
+    double *us;        /* per sample */
+    double *device_us; /* per sample, NAN where none */
+    int64_t *round;    /* per sample: the round it was taken in */
+} opcost_member;
+
+/* A ratio the rounds must pin down: member a over member b. */
+typedef struct opcost_rounds_pair {
+    int a, b;
+} opcost_rounds_pair;
+
+typedef struct opcost_rounds_rule {
+    double target_rel; /* stop once every pair's ci95_rel is at most this */
+    double budget_s;   /* ... or this much time was spent */
+    size_t min_rounds; /* never fewer (at least OPCOST_PAIRED_MIN) */
+    size_t max_rounds; /* never more */
+    /* a member whose samples take at least this many times the median
+     * member's takes part in every 2^k-th round (k up to 6) */
+    double slow_factor;
+    int (*interrupted)(void); /* NULL: never; checked every round */
+    double (*now_s)(void);    /* NULL: the monotonic clock */
+    uint64_t seed;            /* the order of each round */
+} opcost_rounds_rule;
+
+typedef enum opcost_rounds_stop {
+    OPCOST_ROUNDS_TARGET = 0,  /* every tracked interval within the target */
+    OPCOST_ROUNDS_BUDGET,      /* the time budget was spent */
+    OPCOST_ROUNDS_MAX,         /* max_rounds were run */
+    OPCOST_ROUNDS_INTERRUPTED, /* rule->interrupted said so */
+    OPCOST_ROUNDS_FAILED,      /* every member failed */
+    OPCOST_ROUNDS_STOP_COUNT
+} opcost_rounds_stop;
+
+/* "target", "budget", "rounds", "interrupted", "failed". */
+const char *opcost_rounds_stop_name(opcost_rounds_stop s);
+
+typedef struct opcost_rounds_result {
+    size_t rounds;
+    opcost_rounds_stop stop;
+    double seconds;
+    /* the widest interval of the tracked pairs at the end; NAN when none
+     * could be estimated */
+    double worst_ci95_rel;
+} opcost_rounds_result;
+
+/* Runs rounds over the members m[0..nm-1] (their samples appended, a
+ * failed member left out from then on) until rule says stop; pairs[] are
+ * the ratios whose intervals decide it (pairs with a failed member are
+ * dropped; none at all: only the budget and max_rounds stop). 0, or -1
+ * with err when memory ran out. */
+int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
+                      int np, const opcost_rounds_rule *rule,
+                      opcost_rounds_result *res, char *err, size_t len);
+
+/* The paired estimate of a / b over the rounds both took a sample in. 0,
+ * or -1 with out's ratio NAN (too few pairs, or memory). */
+int opcost_member_ratio(const opcost_member *a, const opcost_member *b,
+                        uint64_t seed, opcost_paired *out);
+
+/* Frees a member's samples (the member itself is the caller's). */
+void opcost_member_free(opcost_member *m);
+
+#endif

@@ -1,0 +1,270 @@
+/* The rounds (bench/measure/rounds.h) with simulated members and a
+ * simulated clock, no timing: every member one sample per round in a
+ * shuffled order; the stopping rules (the target met, the budget spent,
+ * max rounds, an interrupt, every member failed); a slow member's stride;
+ * a failing member left out while the others go on; and the paired ratio
+ * of two members through a 2x drift of the host. */
+#include "c_samples.h"
+#include "rounds.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+
+/* The simulated host: a clock that moves by what the samples take, and a
+ * speed that swings 2x over about 200 samples. */
+static double clock_s;
+static long samples_taken;
+
+static double now_s(void)
+{
+    return clock_s;
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static double uniform(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+typedef struct sim {
+    double base_us; /* its time on a host at full speed */
+    double noise;   /* sd of its log noise */
+    long fail_at;   /* its sample of this index fails (-1: never) */
+    long taken;
+    int order[4096]; /* its position in each round (of two members) */
+} sim;
+
+static int sim_sample(void *ctx, double *us, double *device_us, char *err,
+                      size_t len)
+{
+    sim *s = ctx;
+    if (s->taken == s->fail_at) {
+        snprintf(err, len, "simulated failure at sample %ld", s->taken);
+        return -1;
+    }
+    const double speed =
+        exp(log(2.0) * 0.5 * (1 + sin(2 * PI * (double)samples_taken / 200)));
+    const double z = sqrt(-2 * log(uniform())) * cos(2 * PI * uniform());
+    *us = s->base_us * speed * exp(s->noise * z);
+    *device_us = NAN;
+    /* with two members in every round, its position in the round */
+    if (s->taken < 4096)
+        s->order[s->taken] = (int)(samples_taken % 2);
+    ++s->taken;
+    ++samples_taken;
+    clock_s += *us * 1e-6;
+    return 0;
+}
+
+static void members_of(opcost_member *m, sim *s, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        memset(&m[i], 0, sizeof m[i]);
+        m[i].name = "sim";
+        m[i].sample = sim_sample;
+        m[i].ctx = &s[i];
+        m[i].cost_us = s[i].base_us;
+    }
+}
+
+static void free_members(opcost_member *m, int n)
+{
+    for (int i = 0; i < n; ++i)
+        opcost_member_free(&m[i]);
+}
+
+static opcost_rounds_rule rule_of(double target, double budget_s)
+{
+    opcost_rounds_rule r;
+    memset(&r, 0, sizeof r);
+    r.target_rel = target;
+    r.budget_s = budget_s;
+    r.min_rounds = 10;
+    r.max_rounds = 100000;
+    r.slow_factor = 8;
+    r.now_s = now_s;
+    r.seed = 3;
+    return r;
+}
+
+/* Two members 3 % apart through the drift: the target is met, and the
+ * ratio's interval holds 1.03 while each member's own samples spread 2x. */
+static void test_target(void)
+{
+    sim s[2] = {{100, 0.02, -1, 0, {0}}, {103, 0.02, -1, 0, {0}}};
+    opcost_member m[2];
+    members_of(m, s, 2);
+    const opcost_rounds_pair pair = {1, 0};
+    const opcost_rounds_rule rule = rule_of(0.005, 60);
+    opcost_rounds_result res;
+    char err[256];
+    C_CHECK(opcost_rounds_run(m, 2, &pair, 1, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(res.stop == OPCOST_ROUNDS_TARGET, "stopped by %s",
+             opcost_rounds_stop_name(res.stop));
+    C_EXPECT(res.worst_ci95_rel <= 0.005, "worst interval %g",
+             res.worst_ci95_rel);
+    C_EXPECT(m[0].n == res.rounds && m[1].n == res.rounds,
+             "%zu, %zu samples in %zu rounds", m[0].n, m[1].n, res.rounds);
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < m[0].n; ++i) {
+        lo = m[0].us[i] < lo ? m[0].us[i] : lo;
+        hi = m[0].us[i] > hi ? m[0].us[i] : hi;
+        C_EXPECT(m[0].round[i] == (int64_t)i, "round of sample %zu: %lld", i,
+                 (long long)m[0].round[i]);
+    }
+    opcost_paired e;
+    C_CHECK(opcost_member_ratio(&m[1], &m[0], 1, &e) == 0);
+    C_EXPECT(e.n == res.rounds, "pairs %zu", e.n);
+    C_EXPECT(fabs(log(e.ratio / 1.03)) <= log1p(e.ci95_rel),
+             "ratio %.4f +-%.2f %% misses 1.03", e.ratio, 100 * e.ci95_rel);
+    C_EXPECT(hi / lo > 1.5, "the drift did not show in the samples: %.2f",
+             hi / lo);
+    /* the order is shuffled: each member came first in some rounds */
+    int first[2] = {0, 0};
+    for (size_t i = 0; i < m[0].n && i < 4096; ++i) {
+        first[0] += s[0].order[i] == 0;
+        first[1] += s[1].order[i] == 0;
+    }
+    C_EXPECT(first[0] > (int)m[0].n / 4 && first[1] > (int)m[0].n / 4,
+             "first in a round: %d and %d of %zu", first[0], first[1], m[0].n);
+    free_members(m, 2);
+    printf("target: %zu rounds, ratio %.4f +-%.2f %%, block %zu\n", res.rounds,
+           e.ratio, 100 * e.ci95_rel, e.block);
+}
+
+/* A noisy pair cannot meet a tight target: the budget stops it. */
+static void test_budget(void)
+{
+    sim s[2] = {{100, 0.3, -1, 0, {0}}, {100, 0.3, -1, 0, {0}}};
+    opcost_member m[2];
+    members_of(m, s, 2);
+    const opcost_rounds_pair pair = {1, 0};
+    const double start = clock_s;
+    const opcost_rounds_rule rule = rule_of(0.001, 0.05);
+    opcost_rounds_result res;
+    char err[256];
+    C_CHECK(opcost_rounds_run(m, 2, &pair, 1, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(res.stop == OPCOST_ROUNDS_BUDGET, "stopped by %s",
+             opcost_rounds_stop_name(res.stop));
+    C_EXPECT(clock_s - start >= 0.05 && res.seconds >= 0.05,
+             "stopped after %g s of a 0.05 s budget", res.seconds);
+    C_EXPECT(res.worst_ci95_rel > 0.001, "worst %g", res.worst_ci95_rel);
+    free_members(m, 2);
+    /* max rounds */
+    members_of(m, s, 2);
+    opcost_rounds_rule r2 = rule_of(0.0001, 1e9);
+    r2.max_rounds = 37;
+    C_CHECK(opcost_rounds_run(m, 2, &pair, 1, &r2, &res, err, sizeof err) == 0);
+    C_EXPECT(res.stop == OPCOST_ROUNDS_MAX && res.rounds == 37,
+             "max rounds: %s after %zu", opcost_rounds_stop_name(res.stop),
+             res.rounds);
+    free_members(m, 2);
+}
+
+/* A member 100x slower than the others takes part in every 2^k-th round
+ * (from the third round on), k such that its samples take 8 to 16 times
+ * the median member's per round: every 8th here. */
+static void test_stride(void)
+{
+    sim s[3] = {{10, 0.01, -1, 0, {0}},
+                {10, 0.01, -1, 0, {0}},
+                {1000, 0.01, -1, 0, {0}}};
+    opcost_member m[3];
+    members_of(m, s, 3);
+    m[2].cost_us = 1; /* a calibration that was wrong: the samples decide */
+    const opcost_rounds_pair pairs[2] = {{1, 0}, {2, 0}};
+    opcost_rounds_rule rule = rule_of(0.0001, 1e9);
+    rule.max_rounds = 200;
+    opcost_rounds_result res;
+    char err[256];
+    C_CHECK(opcost_rounds_run(m, 3, pairs, 2, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(m[2].stride == 8, "stride %d of a member 100x slower",
+             m[2].stride);
+    C_EXPECT(m[0].stride == 1 && m[1].stride == 1, "strides %d %d", m[0].stride,
+             m[1].stride);
+    /* rounds 0 and 1, then every 8th from round 2 on: 8, 16, ..., 192 */
+    C_EXPECT(m[2].n == 26, "the slow member took %zu samples in 200 rounds",
+             m[2].n);
+    for (size_t i = 2; i < m[2].n; ++i)
+        C_EXPECT(m[2].round[i] % 8 == 0, "round %lld",
+                 (long long)m[2].round[i]);
+    opcost_paired e;
+    C_CHECK(opcost_member_ratio(&m[2], &m[0], 1, &e) == 0 && e.n == 26);
+    free_members(m, 3);
+}
+
+/* A member that fails is left out, with its error; the rest go on; when
+ * every member failed the rounds stop. */
+static void test_failure(void)
+{
+    sim s[2] = {{100, 0.01, 4, 0, {0}}, {100, 0.01, -1, 0, {0}}};
+    opcost_member m[2];
+    members_of(m, s, 2);
+    const opcost_rounds_pair pair = {1, 0};
+    opcost_rounds_rule rule = rule_of(0.0001, 1e9);
+    rule.max_rounds = 30;
+    opcost_rounds_result res;
+    char err[256];
+    C_CHECK(opcost_rounds_run(m, 2, &pair, 1, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(m[0].failed && m[0].n == 4 &&
+                 strstr(m[0].error, "simulated failure at sample 4"),
+             "failed %d after %zu: %s", m[0].failed, m[0].n, m[0].error);
+    C_EXPECT(m[1].n == 30 && res.stop == OPCOST_ROUNDS_MAX,
+             "the other took %zu, stopped by %s", m[1].n,
+             opcost_rounds_stop_name(res.stop));
+    free_members(m, 2);
+    sim t[1] = {{100, 0.01, 2, 0, {0}}};
+    members_of(m, t, 1);
+    C_CHECK(opcost_rounds_run(m, 1, NULL, 0, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(res.stop == OPCOST_ROUNDS_FAILED && res.rounds == 3,
+             "all failed: %s after %zu", opcost_rounds_stop_name(res.stop),
+             res.rounds);
+    free_members(m, 1);
+}
+
+static int interrupt_after;
+static int interrupted(void)
+{
+    return --interrupt_after <= 0;
+}
+
+static void test_interrupted(void)
+{
+    sim s[2] = {{100, 0.01, -1, 0, {0}}, {100, 0.01, -1, 0, {0}}};
+    opcost_member m[2];
+    members_of(m, s, 2);
+    opcost_rounds_rule rule = rule_of(0.0001, 1e9);
+    rule.interrupted = interrupted;
+    interrupt_after = 5;
+    opcost_rounds_result res;
+    char err[256];
+    C_CHECK(opcost_rounds_run(m, 2, NULL, 0, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(res.stop == OPCOST_ROUNDS_INTERRUPTED && res.rounds == 5,
+             "interrupt: %s after %zu", opcost_rounds_stop_name(res.stop),
+             res.rounds);
+    free_members(m, 2);
+}
+
+int main(void)
+{
+    test_target();
+    test_budget();
+    test_stride();
+    test_failure();
+    test_interrupted();
+    return c_report("test_rounds");
+}
