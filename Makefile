@@ -85,7 +85,7 @@ python:
 
 format:
 	@clang-format -i kernels/*.[ch] kernels/cuda/*.cu kernels/cuda/*.cuh \
-	  ops/*.cpp ops/*.h bench/*/*.[ch] tests/c/*.[ch] \
+	  ops/*.cpp ops/*.h bench/*/*.[ch] bench/*/*.cpp tests/c/*.[ch] \
 	  tests/c/*.cpp
 
 clean:

@@ -77,7 +77,8 @@ if(ROWOPS_WITH_TORCH)
   # opcost run creates no directory for its output (README, Reliability)
   file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/quick)
   add_test(NAME opcost_quick_run
-    COMMAND opcost run --quick --out ${CMAKE_BINARY_DIR}/quick/quick.csv)
+    COMMAND opcost run --quick --llc-mib 32
+      --out ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_quick_run PROPERTIES FIXTURES_SETUP quick_csv)
   add_test(NAME opcost_quick_csv_schema
     COMMAND opcost check --require-ok --allow-wrong compiled-python-decomposed
@@ -103,6 +104,16 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_interrupted_run
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/interrupt.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})
+  # opcost ab of this build against itself (the file, not its timing),
+  # and what it refuses; make nightly's script on pairs in a scratch
+  # history
+  add_test(NAME opcost_ab
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/ab.sh $<TARGET_FILE:opcost>
+      ${CMAKE_BINARY_DIR})
+  add_test(NAME opcost_nightly_on_pairs
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/nightly.sh ${CMAKE_SOURCE_DIR}
+      ${CMAKE_BINARY_DIR})
+  set_tests_properties(opcost_nightly_on_pairs PROPERTIES SKIP_RETURN_CODE 77)
   add_test(NAME opcost_cli_help
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_help.sh $<TARGET_FILE:opcost>
       ${CMAKE_SOURCE_DIR})

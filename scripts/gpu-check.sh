@@ -201,20 +201,27 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 cols = ("median_us", "device_us", "kernel_us", "other_kernel_us",
         "launch_us", "dispatch_us", "conversion_us", "idle_us")
 print("bench:     B path[variant]          " +
-      " ".join(f"{c[:-3]:>9}" for c in cols) + "  frac source MHz reasons")
+      " ".join(f"{c[:-3]:>9}" for c in cols) +
+      "  frac (+-) vs-base (+-) rounds stop source MHz reasons")
 for r in rows:
     name = r["path"] + ("" if r["variant"] == "auto" else f"[{r['variant']}]")
     if r["status"] != "ok":
         print(f"bench: {r['B']:>5} {name:<24} {r['status']}: {r['note'][:70]}")
         continue
     v = " ".join(f"{float(r[c]):9.2f}" if r[c] else f"{'-':>9}" for c in cols)
-    frac = f"{float(r['frac_of_peak']):.2f}" if r["frac_of_peak"] else "-"
-    print(f"bench: {r['B']:>5} {name:<24} {v} {frac:>5} "
-          f"{r['attribution_source']} {r['sm_clock_mhz']} "
+    # the rounds on a GPU: the paired probe (device copies) and the ratio
+    # to the baseline, each with its interval
+    pm = lambda x, c: (f"{float(r[x]):.3f} {float(r[c]):.3f}" if r[x] and r[c]
+                       else "- -")
+    print(f"bench: {r['B']:>5} {name:<24} {v} "
+          f"{pm('frac_of_peak', 'frac_of_peak_ci95_rel')} "
+          f"{pm('ratio', 'ratio_ci95_rel')} {r['rounds'] or '-'} "
+          f"{r['stopped_by']} {r['attribution_source']} {r['sm_clock_mhz']} "
           f"{r['throttle_reasons']}")
 if rows:
     print(f"bench: ceiling {rows[0]['ceiling_gbps']} GB/s (device-to-device "
-          f"copy, bytes read + written)")
+          f"copy, bytes read + written); paired probe "
+          f"{rows[0]['probe_gbps']} GB/s at the first point")
 EOF
     echo "bench.csv, bench_table.txt" > "$out/bench.note"
 }

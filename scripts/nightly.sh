@@ -13,11 +13,13 @@
 # interval reaches across the threshold: neither a pass nor a fail; the
 # baseline stays), 2 no comparison (the baseline does not build, a side
 # went away, bad input). Options for the run: BENCH_ARGS or NIGHTLY_ARGS
-# (e.g. make nightly BENCH_ARGS=--quick).
+# (e.g. make nightly BENCH_ARGS=--quick). OPCOST_HISTORY and
+# OPCOST_HISTORY_PLOTS move the history and its plot elsewhere (the tests).
 set -uo pipefail
 build="$(cd "${1:-build}" && pwd)" || exit 2
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-history="$repo/results/history"
+history="${OPCOST_HISTORY:-$repo/results/history}"
+plots="${OPCOST_HISTORY_PLOTS:-$repo/results/plots/history}"
 cache="${OPCOST_CACHE:-$HOME/.cache/opcost}/nightly"
 mkdir -p "$history" "$cache"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
@@ -77,6 +79,6 @@ case $rc in
 esac
 if [[ -f $run ]]; then
     "$build/opcost" plot --kind paired_history --history "$history" \
-        --out "$repo/results/plots/history" || say "the history plot failed"
+        --out "$plots" || say "the history plot failed"
 fi
 exit $rc

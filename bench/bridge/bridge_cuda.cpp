@@ -138,8 +138,8 @@ int rowops_bridge_cuda_copy(void *dst, const void *src, size_t bytes,
 #endif
 }
 
-int rowops_bridge_cuda_copy_on_device(void *dst, const void *src,
-                                      size_t bytes, char *err, size_t err_len)
+int rowops_bridge_cuda_copy_on_device(void *dst, const void *src, size_t bytes,
+                                      char *err, size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
     return rowops::bridge_guard(err, err_len, [&] {

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "ab.h"
 #include "ab_wire.h"
-#include "journal.h"
 #include "paired.h"
 #include "point.h"
 #include "probe.h"
@@ -360,7 +359,6 @@ static int time_point(ab_point *pt, char *err, size_t len)
         /* no strides: a pair's two sides must share their rounds (a slow
          * path is slow on both) */
         .slow_factor = 0,
-        .interrupted = opcost_interrupted,
         .seed = (cfg->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)pt->c->B,
     };
     return opcost_rounds_run(pt->members, pt->nmembers, pairs, np, &rule,

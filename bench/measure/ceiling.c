@@ -227,7 +227,10 @@ WIDE_KERNELS(512, __m512d, _mm512_loadu_pd, _mm512_stream_pd, _mm512_add_pd,
 WIDE_KERNELS(256, __m256d, _mm256_loadu_pd, _mm256_stream_pd, _mm256_add_pd,
              _mm256_mul_pd, _mm256_set1_pd, "avx2")
 
-/* 512, 256 or 128 (SSE2): the widest this CPU runs. */
+/* 512, 256 or 128 (SSE2): the widest this CPU runs, or less where a
+ * test forced it (opcost_ceiling_force_width). */
+static int forced_width;
+
 static int stream_width(void)
 {
     static int width;
@@ -235,12 +238,23 @@ static int stream_width(void)
         width = __builtin_cpu_supports("avx512f") ? 512
                 : __builtin_cpu_supports("avx2")  ? 256
                                                   : 128;
-    return width;
+    return forced_width && forced_width < width ? forced_width : width;
 }
 #define WIDE_NT 1
 #else
 #define WIDE_NT 0
 #endif
+
+int opcost_ceiling_force_width(int bits)
+{
+#if WIDE_NT
+    forced_width = bits;
+    return stream_width();
+#else
+    (void)bits;
+    return 128;
+#endif
+}
 
 int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
                               const double *b, double *c, double *d, size_t n,

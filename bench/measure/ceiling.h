@@ -152,6 +152,11 @@ int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
                               const double *b, double *c, double *d, size_t n,
                               double scalar);
 
+/* The streamed kernels' store width: the widest the CPU has (512, 256,
+ * 128 bits), at most bits where bits > 0 (a test reaching the narrower
+ * kernels); returns the width now used. */
+int opcost_ceiling_force_width(int bits);
+
 #ifdef __cplusplus
 }
 #endif

@@ -257,9 +257,17 @@ void point_row_frac(const opcost_plan *cfg, opcost_result *row,
     row->probe_gbps =
         (double)moved / (point_median(probe->us, probe->n) * 1e-6) / 1e9;
     opcost_paired e;
-    if (row->bytes == OPCOST_INT_NA ||
-        opcost_member_ratio(probe, m, cfg->seed, &e))
+    if (row->bytes == OPCOST_INT_NA)
         return;
+    if (opcost_member_ratio(probe, m, cfg->seed, &e)) {
+        char note[160];
+        snprintf(note, sizeof note,
+                 "no paired frac_of_peak: %zu rounds shared with the probe, "
+                 "%d needed",
+                 e.n, OPCOST_PAIRED_MIN);
+        point_row_note(row, note);
+        return;
+    }
     row->frac_of_peak = e.ratio * (double)row->bytes / (double)moved;
     row->frac_of_peak_ci95_rel = e.ci95_rel;
 }

@@ -136,6 +136,30 @@ static double widest(const opcost_member *m, const opcost_rounds_pair *pairs,
     return worst;
 }
 
+/* Whether every live pair shares OPCOST_PAIRED_MIN rounds: the budget
+ * stops the rounds only then (a slow member's stride leaves it fewer). */
+static int pairs_estimable(const opcost_member *m, const opcost_rounds_pair *p,
+                           int np)
+{
+    for (int i = 0; i < np; ++i) {
+        const opcost_member *a = &m[p[i].a], *b = &m[p[i].b];
+        if (a->failed || b->failed)
+            continue;
+        size_t x = 0, y = 0, shared = 0;
+        while (x < a->n && y < b->n && shared < OPCOST_PAIRED_MIN) {
+            if (a->round[x] < b->round[y])
+                ++x;
+            else if (b->round[y] < a->round[x])
+                ++y;
+            else
+                ++shared, ++x, ++y;
+        }
+        if (shared < OPCOST_PAIRED_MIN)
+            return 0;
+    }
+    return 1;
+}
+
 int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
                       int np, const opcost_rounds_rule *rule,
                       opcost_rounds_result *res, char *err, size_t len)
@@ -201,7 +225,7 @@ int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
             next_check = (size_t)grown > res->rounds + 1 ? (size_t)grown
                                                          : res->rounds + 1;
         }
-        if (res->seconds >= rule->budget_s) {
+        if (res->seconds >= rule->budget_s && pairs_estimable(m, pairs, np)) {
             res->stop = OPCOST_ROUNDS_BUDGET;
             break;
         }

@@ -49,7 +49,9 @@ typedef struct opcost_rounds_pair {
 
 typedef struct opcost_rounds_rule {
     double target_rel; /* stop once every pair's ci95_rel is at most this */
-    double budget_s;   /* ... or this much time was spent */
+    /* ... or this much time was spent and every pair shares at least
+     * OPCOST_PAIRED_MIN rounds */
+    double budget_s;
     size_t min_rounds; /* never fewer (at least OPCOST_PAIRED_MIN) */
     size_t max_rounds; /* never more */
     /* a member whose samples take at least this many times the median

@@ -157,7 +157,8 @@ static int compare(const char *a, const char *b, const char *extra,
     return opcost_compare_main(argc, argv);
 }
 
-/* How many rows of a compare CSV have this verdict. */
+/* How many rows of a compare CSV have this verdict (its 19th field; the
+ * synthetic runs' text has no commas). */
 static int verdicts(const char *csv, const char *verdict)
 {
     FILE *f = fopen(csv, "r");
@@ -165,12 +166,111 @@ static int verdicts(const char *csv, const char *verdict)
     int n = 0;
     while (f && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
-        const char *last = strrchr(line, ',');
-        n += last && !strcmp(last + 1, verdict);
+        const char *field = line;
+        for (int k = 0; k < 18 && field; ++k) {
+            field = strchr(field, ',');
+            field = field ? field + 1 : NULL;
+        }
+        n += field && !strncmp(field, verdict, strlen(verdict)) &&
+             (field[strlen(verdict)] == ',' || !field[strlen(verdict)]);
     }
     if (f)
         fclose(f);
     return n;
+}
+
+/* A run of `points` points with two kernel variants each, 200 rounds of one
+ * sample each through a host whose speed swings 2x; variant b takes
+ * `ratio` times variant a's time in the same round (the noise of each
+ * sample +-3 %). with_rounds 0 writes the sidecar without its rounds, as
+ * files of schema versions 1-3 hold it. */
+static void make_variant_run(const char *name, int points, double ratio,
+                             int with_rounds, char *path, size_t len)
+{
+    enum { ROUNDS = 200, REPS = 5 };
+    snprintf(path, len, "%s/%s.csv", c_tempdir("test_compare"), name);
+    opcost_result *r = calloc((size_t)(2 * points), sizeof *r);
+    opcost_sample *s = calloc((size_t)(2 * points * ROUNDS), sizeof *s);
+    size_t ns = 0;
+    unsigned st = 12345u;
+    for (int i = 0; i < 2 * points; ++i) {
+        opcost_result_init(&r[i]);
+        snprintf(r[i].run_id, sizeof r[i].run_id, "%s", name);
+        snprintf(r[i].timestamp_utc, sizeof r[i].timestamp_utc,
+                 "2026-12-02T00:00:00Z");
+        snprintf(r[i].host, sizeof r[i].host, "h");
+        snprintf(r[i].cpu, sizeof r[i].cpu, "c");
+        snprintf(r[i].torch_version, sizeof r[i].torch_version, "2.15.0");
+        snprintf(r[i].device, sizeof r[i].device, "cpu");
+        snprintf(r[i].distribution, sizeof r[i].distribution, "d");
+        snprintf(r[i].op, sizeof r[i].op, "fused_add_rms_norm");
+        snprintf(r[i].dtype, sizeof r[i].dtype, "bfloat16");
+        snprintf(r[i].layout, sizeof r[i].layout, "contiguous");
+        snprintf(r[i].freq, sizeof r[i].freq, "1");
+        snprintf(r[i].path, sizeof r[i].path, "kernel");
+        snprintf(r[i].variant, sizeof r[i].variant, "%s",
+                 i % 2 ? "cpu_fast_avx512" : "cpu_fast_avx2");
+        r[i].threads = 2;
+        r[i].B = 1 + i / 2;
+        r[i].N = 4096;
+        r[i].reps = REPS;
+        r[i].n_samples = ROUNDS;
+        r[i].cache_state = OPCOST_CACHE_COLD;
+    }
+    for (int i = 0; i < points; ++i)
+        for (int k = 0; k < ROUNDS; ++k) {
+            const double host = 1.5 + 0.5 * sin(k * 0.1 + i);
+            for (int v = 0; v < 2; ++v) {
+                st = st * 1103515245u + 12345u;
+                const double u = (double)(st >> 8) / 16777216.0 - 0.5;
+                const double us =
+                    10.0 * (1 + i) * host * (v ? ratio : 1) * (1 + 0.06 * u);
+                s[ns++] = (opcost_sample){2 * i + v, k * REPS / ROUNDS,
+                                          k % (ROUNDS / REPS), us,
+                                          with_rounds ? k : OPCOST_INT_NA};
+                r[2 * i + v].median_us = r[2 * i + v].min_us = us;
+            }
+        }
+    char err[512];
+    C_EXPECT(opcost_results_write(path, r, (size_t)(2 * points), err,
+                                  sizeof err) == 0,
+             "%s", err);
+    C_EXPECT(opcost_samples_write(path, r, (size_t)(2 * points), s, ns, err,
+                                  sizeof err) == 0,
+             "%s", err);
+    free(r);
+    free(s);
+}
+
+/* compare --variants on a file with rounds pairs the two variants in them:
+ * a 3 % difference under a 2x drift is seen on every point, none where
+ * there is none; without the rounds (an older file) the drift hides it. */
+static void paired_variants(void)
+{
+    char run[512], flat[512], nodiff[512], csv[512], out[16384];
+    snprintf(csv, sizeof csv, "%s/paired.csv", c_tempdir("test_compare"));
+    make_variant_run("paired3", 6, 1.03, 1, run, sizeof run);
+    make_variant_run("flat3", 6, 1.03, 0, flat, sizeof flat);
+    make_variant_run("paired0", 6, 1.00, 1, nodiff, sizeof nodiff);
+    char *argv[] = {
+        "compare",     "--variants", "cpu_fast_avx2,cpu_fast_avx512",
+        "--threshold", "0.02",       "--csv",
+        csv,           run};
+    int rc = compare_captured(argv, 8, out, sizeof out);
+    C_EXPECT(rc == 1 && verdicts(csv, "slower") == 6,
+             "paired: 3 %% slower on every point (rc %d, %d slower)\n%s", rc,
+             verdicts(csv, "slower"), out);
+    C_EXPECT(strstr(out, "paired in the rounds of one run") &&
+                 strstr(out, "over 200 rounds"),
+             "the output says it paired:\n%s", out);
+    argv[7] = nodiff;
+    rc = compare_captured(argv, 8, out, sizeof out);
+    C_EXPECT(rc == 0 && verdicts(csv, "same") == 6,
+             "paired, no difference: same on every point (rc %d)\n%s", rc, out);
+    argv[7] = flat;
+    rc = compare_captured(argv, 8, out, sizeof out);
+    C_EXPECT(rc == 0 && verdicts(csv, "slower") == 0,
+             "without rounds: the 2x drift hides 3 %% (rc %d)\n%s", rc, out);
 }
 
 /* Hostile and careless input (issue 19: items 4, 5, 8, 16). */
@@ -234,8 +334,11 @@ static void hostile(const char *base)
     fclose(f);
     rc = compare_captured(argv2, 3, out, sizeof out);
     C_EXPECT(rc == 2, "truncated sidecar: rc %d (want 2)", rc);
+    /* the last sample's us (its round, the last field, is empty) */
     char *lastcomma = strrchr(text, ',');
-    snprintf(lastcomma + 1, 8, "nan\n");
+    *lastcomma = '\0';
+    char *us = strrchr(text, ',');
+    snprintf(us + 1, 8, "nan,\n");
     f = fopen(side, "w");
     fputs(text, f);
     fclose(f);
@@ -444,5 +547,6 @@ int main(void)
     hostile(base);
     scaling();
     summary_freq();
+    paired_variants();
     return c_report("test_compare");
 }

@@ -475,6 +475,15 @@ static void test_parse_errors(void)
     expect_field_error("attribution_source", "guess",
                        "attribution_source: \"guess\" is not one of "
                        "differential, record_function, cupti");
+    expect_field_error("verdict", "maybe",
+                       "verdict: \"maybe\" is not one of same, faster, "
+                       "slower, unsure (or empty)");
+    expect_field_error("stopped_by", "bored",
+                       "stopped_by: \"bored\" is not one of target, budget, "
+                       "rounds, interrupted, failed (or empty)");
+    expect_field_error("side", "left",
+                       "side: \"left\" is not one of base, new (or empty)");
+    expect_field_error("ratio", "-1", "ratio: -1 must be finite and >= 0");
     expect_field_error("run_id", "", "column run_id: is required");
     expect_field_error("threads", "-1", "threads: -1 must be >= 0");
     /* Row rules point at the column that breaks them. */

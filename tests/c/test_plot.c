@@ -461,6 +461,67 @@ static void test_history(void)
              "bad gates.csv: rc %d, %s", rc, err);
 }
 
+/* The paired history: three A/B nights; night 1 takes commit bbbb 10 %
+ * slower than aaaa, night 2 cccc 10 % faster than bbbb, night 3 (cccc
+ * not accepted) dddd 5 % slower than bbbb again: each commit's index is
+ * its base's times the night's ratio, 1 for aaaa; the absolute history
+ * reads an A/B file through its new side. */
+static void test_paired_history(void)
+{
+    char hist[2048], path[4096], out[2048], err[8192];
+    snprintf(hist, sizeof hist, "%s/paired", dir);
+    snprintf(out, sizeof out, "%s/paired-plots", dir);
+    mkdir(hist, 0777);
+    const char *ids[3] = {"20260201T000000Z-a", "20260202T000000Z-b",
+                          "20260203T000000Z-c"};
+    const char *ts[3] = {"2026-02-01T00:00:00Z", "2026-02-02T00:00:00Z",
+                         "2026-02-03T00:00:00Z"};
+    const char *base[3] = {"aaaa", "bbbb", "bbbb"};
+    const char *head[3] = {"bbbb", "cccc", "dddd"};
+    const double ratio[3] = {1.10, 0.90, 1.05};
+    for (int n = 0; n < 3; ++n) {
+        opcost_result rows[4];
+        for (int k = 0; k < 4; ++k) {
+            const int side = k / 2; /* base, then new */
+            const int64_t B = k % 2 ? 64 : 1;
+            const double us = (k % 2 ? 10.0 : 2.0) * (side ? ratio[n] : 1);
+            rows[k] = make(ids[n], ts[n], "synth", B, 4096, "bfloat16",
+                           "contiguous", "kernel", "auto", us);
+            snprintf(rows[k].side, sizeof rows[k].side, "%s",
+                     side ? "new" : "base");
+            snprintf(rows[k].git_sha, sizeof rows[k].git_sha, "%s",
+                     side ? head[n] : base[n]);
+            if (side) {
+                snprintf(rows[k].paired_with, sizeof rows[k].paired_with,
+                         "base");
+                rows[k].ratio = ratio[n];
+                rows[k].ratio_ci95_rel = 0.01;
+                rows[k].p_value = 0.001;
+                rows[k].rounds = 100;
+                snprintf(rows[k].verdict, sizeof rows[k].verdict, "%s",
+                         ratio[n] > 1 ? "slower" : "faster");
+            }
+        }
+        snprintf(path, sizeof path, "%s/nightly-%d.csv", hist, n);
+        write_csv(path, rows, 4);
+    }
+    int rc = plot(err, sizeof err, "--kind", "paired_history", "--history",
+                  hist, "--out", out, "--table", (char *)NULL);
+    C_EXPECT(rc == 0, "paired_history exited %d: %s", rc, err);
+    expect_images(out, "paired-history");
+    static table t;
+    load_table(out, "paired-history", &t);
+    const double chain[] = {0, 1.10, 1, 1.10 * 0.90, 2, 1.10 * 1.05};
+    expect_xy(find(&t, "kernel", 0), "paired chain", chain, 3);
+    /* the absolute history: the new side's expected cost, 1:1 weights */
+    rc = plot(err, sizeof err, "--kind", "history", "--history", hist, "--out",
+              out, "--table", (char *)NULL);
+    C_EXPECT(rc == 0, "history of A/B files exited %d: %s", rc, err);
+    load_table(out, "history", &t);
+    const double absolute[] = {0, 6 * 1.10, 1, 6 * 0.90, 2, 6 * 1.05};
+    expect_xy(find(&t, "kernel", 0), "history of the new sides", absolute, 3);
+}
+
 static void test_bad_input(void)
 {
     char err[8192], missing[2048], out[2048], csv[2048];
@@ -535,6 +596,7 @@ int main(void)
     test_run_kinds();
     test_variants_without_samples();
     test_history();
+    test_paired_history();
     test_bad_input();
     return c_report("test_plot");
 }

@@ -202,6 +202,17 @@ static void test_stride(void)
     opcost_paired e;
     C_CHECK(opcost_member_ratio(&m[2], &m[0], 1, &e) == 0 && e.n == 26);
     free_members(m, 3);
+    /* a budget spent at once still waits until the slow member shares
+     * OPCOST_PAIRED_MIN rounds with the one it is paired with */
+    members_of(m, s, 3);
+    opcost_rounds_rule tight = rule_of(0.0001, 0);
+    C_CHECK(opcost_rounds_run(m, 3, pairs, 2, &tight, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(res.stop == OPCOST_ROUNDS_BUDGET && m[2].n == OPCOST_PAIRED_MIN,
+             "budget 0: stopped by %s, the slow member took %zu samples",
+             opcost_rounds_stop_name(res.stop), m[2].n);
+    C_CHECK(opcost_member_ratio(&m[2], &m[0], 1, &e) == 0);
+    free_members(m, 3);
 }
 
 /* A member that fails is left out, with its error; the rest go on; when

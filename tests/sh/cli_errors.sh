@@ -32,6 +32,10 @@ expect 2 "negative.csv:2: column 'B'" -- "$opcost" run --shapes "$dir/negative.c
 expect 2 "unknown option '--frobnicate'" -- "$opcost" run --frobnicate
 expect 2 "--dtype: each must be" -- "$opcost" run --dtype int8
 expect 2 "--replicates: must be an integer in 0..64, got '65'" -- "$opcost" run --replicates 65
+expect 2 "--threshold: must be a fraction in 0.0001..1, got '2'" -- "$opcost" run --threshold 2
+expect 2 "--llc-mib: must be a number of MiB in 1..1048576, got '0'" -- "$opcost" run --llc-mib 0
+expect 2 "--baseline: must name one of the selected paths \(--paths\), got 'native'" -- "$opcost" run --paths kernel,reference --baseline native
+expect 2 "--baseline: VARIANT must be one of the selected variants" -- "$opcost" run --paths kernel --variants cpu_strided --baseline kernel/cpu_fast_avx2
 # the unknown-name errors list every name, the last one too
 expect 2 "unknown path 'nosuch' \\(known: kernel, .*, distributed\\)$" -- "$opcost" run --paths nosuch
 expect 2 "unknown variant 'nosuch' \\(known: auto, all, cpu_strided, .*, triton\\)$" -- "$opcost" run --variants nosuch

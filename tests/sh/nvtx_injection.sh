@@ -16,7 +16,7 @@ printf 'op,B,N,dtype,layout,freq\nrms_norm_rows,4,64,float32,contiguous,1\nfused
 printf 'op,B,N,dtype,layout,freq\nrms_norm_rows,2,256,bfloat16,contiguous,1\n' >"$dir/nvtx-b.csv"
 paths=kernel,native,compiled-aoti
 if ! NVTX_INJECTION64_PATH="$inject" OPCOST_NVTX_LOG="$dir/nvtx.log" \
-    OPCOST_CACHE=/dev/null/opcost "$opcost" run --quick --paths "$paths" \
+    OPCOST_CACHE=/dev/null/opcost "$opcost" run --llc-mib 32 --quick --paths "$paths" \
     --shapes "$dir/nvtx-a.csv" --shapes "$dir/nvtx-b.csv" --out "$dir/run.csv" \
     >"$dir/run.out" 2>&1; then
     cat "$dir/run.out"
@@ -34,7 +34,7 @@ if grep -q 'opcost: nvtx:' "$dir/run.out"; then
     exit 1
 fi
 "$check" "$dir/nvtx.log" --paths "$paths" --distributions nvtx-a,nvtx-b \
-    --phases calibrate,warm-up,repetition,verify,attribute || exit 1
+    --phases calibrate,warm-up,sample,verify,attribute || exit 1
 # the checker itself: a missing pop must fail it
 last=$(grep -n "$(printf '\tpop\topcost$')" "$dir/nvtx.log" | tail -1 | cut -d: -f1)
 sed "${last}d" "$dir/nvtx.log" >"$dir/unbalanced.log"

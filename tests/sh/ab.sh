@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# opcost ab: a small A/B of this build against itself, and what it refuses.
+# Timing is never asserted (an A/A verdict depends on the host); the file
+# is: both sides' rows for every point and path, each new row paired with
+# its base twin (ratio, interval, p-value, rounds, a verdict of the four),
+# both sides' samples in the same rounds, the schema check, the report.
+# And: --base/--new missing or not a build (exit 2, the option named), a
+# side whose opcost does not speak the protocol (a build from before
+# opcost ab: exit 2, said so), --device cuda refused.
+# Usage: ab.sh OPCOST BUILD_DIR
+set -u
+opcost="$1" build="$(cd "$(dirname "$1")" && pwd)" dir="$2/ab"
+rm -rf "$dir" && mkdir -p "$dir"
+fail=0
+printf 'op,B,N,dtype,layout,freq\nfused_add_rms_norm,4,1024,bfloat16,contiguous,1\nrms_norm_rows,64,1024,float32,transposed,1\n' >"$dir/shapes.csv"
+
+"$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
+    --paths kernel,eager-cpp --llc-mib 32 --rep-budget-ms 5 \
+    --out "$dir/ab.csv" >"$dir/ab.log" 2>&1
+rc=$?
+if [[ $rc -ne 0 && $rc -ne 1 ]]; then
+    cat "$dir/ab.log"
+    echo "FAIL: opcost ab of a build against itself: exit $rc"
+    exit 1
+fi
+"$opcost" check "$dir/ab.csv" >/dev/null || { echo "FAIL: check ab.csv"; fail=1; }
+python3 - "$dir/ab.csv" <<'PY' || fail=1
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+key = lambda r: (r["op"], r["B"], r["N"], r["dtype"], r["layout"], r["path"], r["variant"])
+base = {key(r): r for r in rows if r["side"] == "base"}
+new = {key(r): r for r in rows if r["side"] == "new"}
+assert len(rows) == 8 and len(base) == 4 and len(new) == 4, f"{len(rows)} rows: {len(base)} base, {len(new)} new"
+assert base.keys() == new.keys(), "the sides' points and paths differ"
+for k, r in new.items():
+    b = base[k]
+    assert r["status"] == "ok" and b["status"] == "ok", f"{k}: {r['status']} {b['status']}: {r['note']} {b['note']}"
+    assert r["paired_with"] == "base" and b["paired_with"] == "", f"{k}: paired_with {r['paired_with']!r} / {b['paired_with']!r}"
+    ratio, ci, p = float(r["ratio"]), float(r["ratio_ci95_rel"]), float(r["p_value"])
+    assert ratio > 0 and math.isfinite(ci) and 0 <= p <= 1, f"{k}: ratio {ratio} ci {ci} p {p}"
+    assert r["verdict"] in ("same", "faster", "slower", "unsure"), f"{k}: verdict {r['verdict']!r}"
+    assert int(r["rounds"]) >= 10, f"{k}: {r['rounds']} rounds"
+    assert r["stopped_by"] in ("target", "budget", "rounds"), f"{k}: stopped_by {r['stopped_by']!r}"
+    assert r["git_sha"] and r["git_sha"] == b["git_sha"], "each side's own git_sha"
+side = list(csv.DictReader(open(sys.argv[1][:-4] + ".samples.csv", newline="")))
+points = {}
+for s in side:
+    points.setdefault(int(s["point"]), set()).add(int(s["round"]))
+for k in new:
+    i, j = rows.index(new[k]), rows.index(base[k])
+    shared = points[i] & points[j]
+    assert len(shared) >= int(new[k]["rounds"]), f"{k}: {len(shared)} rounds shared, the row says {new[k]['rounds']}"
+print(f"ok: {len(new)} pairs, rounds shared, verdicts {sorted(r['verdict'] for r in new.values())}")
+PY
+grep -q "points x paths: " "$dir/ab.log" || { echo "FAIL: no counts line"; fail=1; }
+grep -q "expected cost per call: " "$dir/ab.log" || { echo "FAIL: no group line"; fail=1; }
+
+# refusals: exit 2, naming the option and the rule
+expect() { # expect STATUS TEXT CMD...
+    local want="$1" text="$2"
+    shift 2
+    out=$("$@" 2>&1)
+    local got=$?
+    if [[ $got -ne $want ]] || ! grep -qF -- "$text" <<<"$out"; then
+        echo "FAIL: $* -> exit $got (want $want, '$text'): $out"
+        fail=1
+    else
+        echo "ok: $text"
+    fi
+}
+expect 2 "--base DIR is required" "$opcost" ab --new "$build" --quick
+expect 2 "--new: '$dir/none' is not a directory" "$opcost" ab --base "$build" --new "$dir/none"
+mkdir -p "$dir/empty"
+expect 2 "--base: '$dir/empty' holds no opcost" "$opcost" ab --base "$dir/empty" --new "$build"
+# a side from before opcost ab: its opcost has no worker command
+mkdir -p "$dir/old"
+printf '#!/bin/sh\necho "opcost: unknown command $1" >&2\nexit 2\n' >"$dir/old/opcost"
+chmod +x "$dir/old/opcost"
+expect 2 "worker did not answer" "$opcost" ab --base "$dir/old" --new "$build" --quick --llc-mib 32
+expect 2 "--device cuda" "$opcost" ab --base "$build" --new "$build" --device cuda --quick
+expect 2 "--alpha: must be in (0, 1)" "$opcost" ab --base "$build" --new "$build" --alpha 2
+exit $fail
