@@ -20,6 +20,7 @@ enum {
     OPT_NOISE,
     OPT_CACHE,
     OPT_SHAPES_DIR,
+    OPT_NO_PIN,
     OPT_SAMPLE_US,
     OPT_REPLICATES,
     OPT_THRESHOLD,
@@ -47,6 +48,7 @@ static const struct option options[] = {
     {"sample-us", required_argument, NULL, OPT_SAMPLE_US},
     {"cache", required_argument, NULL, OPT_CACHE},
     {"shapes-dir", required_argument, NULL, OPT_SHAPES_DIR},
+    {"no-pin", no_argument, NULL, OPT_NO_PIN},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -75,6 +77,9 @@ void opcost_config_usage(FILE *out)
         "                       float16, bfloat16, float64 (default: all)\n"
         "  --threads N          intra-op threads, 1..1024 (default: online "
         "CPUs)\n"
+        "  --no-pin             leave the threads to the scheduler (default:\n"
+        "                       thread i on the i-th CPU the process may use,\n"
+        "                       alike in every process of opcost ab)\n"
         "  --out FILE           the results CSV, must end in .csv\n"
         "                       (default: results/<run_id>.csv)\n"
         "  --quick              a CI-sized run: fewer shapes, shorter budgets\n"
@@ -428,6 +433,7 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
             cfg->cold = strcmp(optarg, "cold") == 0;
             break;
         case OPT_SHAPES_DIR: cfg->shapes_dir = optarg; break;
+        case OPT_NO_PIN: cfg->no_pin = 1; break;
         case 'h': opcost_config_usage(stdout); return 1;
         case ':':
             snprintf(err, errlen, "%s: needs a value (see opcost run --help)",

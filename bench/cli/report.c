@@ -11,7 +11,8 @@
 
 void opcost_report_header(FILE *f, const opcost_plan *cfg,
                           const opcost_hostinfo *host, const opcost_ceiling *c,
-                          const rowops_bridge_cuda_device *gpu, size_t points,
+                          const rowops_bridge_cuda_device *gpu,
+                          const char *pinning, size_t points,
                           const char *out_path)
 {
     fprintf(f, "opcost run %s\n", host->run_id);
@@ -25,6 +26,8 @@ void opcost_report_header(FILE *f, const opcost_plan *cfg,
     else
         fprintf(f, "  device      cpu: %s, %d threads; host %s\n", host->cpu,
                 cfg->threads, host->host);
+    if (pinning && pinning[0])
+        fprintf(f, "  threads     %s\n", pinning);
     fprintf(f, "  software    torch %s, git %s\n",
             rowops_bridge_torch_version(), host->git_sha);
     fprintf(f,

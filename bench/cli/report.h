@@ -16,7 +16,8 @@
 void opcost_report_header(FILE *f, const opcost_plan *cfg,
                           const opcost_hostinfo *host,
                           const opcost_ceiling *ceiling,
-                          const rowops_bridge_cuda_device *gpu, size_t points,
+                          const rowops_bridge_cuda_device *gpu,
+                          const char *pinning, size_t points,
                           const char *out_path);
 
 /* One progress line (carriage return, no newline): points done, elapsed,

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "ab.h"
 #include "ab_wire.h"
+#include "affinity.h"
 #include "paired.h"
 #include "point.h"
 #include "probe.h"
@@ -24,6 +25,26 @@
 enum { BASE = 0, NEW = 1 };
 
 /* ---- the workers */
+
+/* OMP_PLACES for the plan's threads: thread i on the i-th CPU this
+ * process may use, as the coordinator's own (affinity.h). Through the
+ * environment, so that libgomp binds them at its start in a build of any
+ * age (the base of a nightly is the last accepted commit's). Empty where
+ * the threads are not pinned. */
+static void places_for(const opcost_plan *plan, char *out, size_t len)
+{
+    int cpus[1024];
+    const int n = opcost_affinity_cpus(cpus, 1024);
+    out[0] = '\0';
+    if (plan->no_pin || plan->threads < 1 || n < plan->threads)
+        return;
+    size_t at = 0;
+    for (int i = 0; i < plan->threads && at < len; ++i)
+        at += (size_t)snprintf(out + at, len - at, "%s{%d}", i ? "," : "",
+                               cpus[i]);
+    if (at >= len)
+        out[0] = '\0';
+}
 
 static int start_one(opcost_ab_side *s, char *err, size_t len)
 {
@@ -58,6 +79,16 @@ static int start_one(opcost_ab_side *s, char *err, size_t len)
          * placement in the caches is alike on both sides (a steady 3-35 %
          * between two processes of one build on 4 KiB pages) */
         setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 0);
+        /* both sides' threads on the same CPUs: on 2 vCPUs the two ran at
+         * different speeds for seconds, and a pair whose sides ran on
+         * different ones differed by that (affinity.h) */
+        /* as python_embed.c sets it, for a base build from before it */
+        setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);
+        opcost_affinity_reset();
+        if (s->places[0]) {
+            setenv("OMP_PLACES", s->places, 1);
+            setenv("OMP_PROC_BIND", "true", 1);
+        }
         setsid();
         /* the same address layout in both (no ASLR): where code and data
          * land moves a process's speed by several per cent (branch
@@ -103,8 +134,10 @@ static int hello(const opcost_plan *plan, opcost_ab_side *s, char *err,
 int opcost_ab_start(const opcost_plan *plan, opcost_ab_side sides[2], char *err,
                     size_t len)
 {
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < 2; ++i) {
         sides[i].sock = -1;
+        places_for(plan, sides[i].places, sizeof sides[i].places);
+    }
     for (int i = 0; i < 2; ++i)
         if (start_one(&sides[i], err, len) || hello(plan, &sides[i], err, len))
             return -1;
@@ -132,12 +165,17 @@ void opcost_ab_stop(opcost_ab_side sides[2])
 
 /* A member on one side: its index there, the calls per sample, and where
  * in the rotation its next sample starts: a pair's two sides advance
- * alike (one sample a round, the same calls), half a rotation apart. */
+ * alike (one sample a round, the same calls) over the same sets, their
+ * samples back to back (one group of the rounds), each sample's sets
+ * flushed first by the coordinator, whatever their size: both sides read
+ * the same pages from the same cold state, whatever each build's worker
+ * does itself. */
 typedef struct remote {
     opcost_ab_side *side;
+    const opcost_workload *w;
     int index, batch;
     int lead_in; /* the worker leads each sample in with an untimed call */
-    int64_t pos, offset, nsets;
+    int64_t pos, nsets;
 } remote;
 
 static int remote_sample(void *ctx, double *us, double *device_us, char *err,
@@ -148,8 +186,8 @@ static int remote_sample(void *ctx, double *us, double *device_us, char *err,
         snprintf(err, len, "the %s worker is gone", r->side->name);
         return -1;
     }
-    const ab_sample q = {AB_SAMPLE, r->index, r->batch,
-                         (r->pos + r->offset) % r->nsets};
+    const ab_sample q = {AB_SAMPLE, r->index, r->batch, r->pos % r->nsets};
+    opcost_workload_flush_any(r->w, (int)q.set, r->batch + r->lead_in);
     r->pos += r->batch + r->lead_in;
     ab_sample_reply a;
     if (ab_send(r->side->sock, &q, sizeof q, -1) ||
@@ -274,7 +312,7 @@ static int open_sides(ab_point *pt, char *err, size_t len)
     static ab_open_reply r;
     for (int s = 0; s < 2; ++s) {
         opcost_ab_side *side = &pt->ab->sides[s];
-        q.first_set = (uint64_t)s * q.nsets / 2; /* as remote.offset */
+        q.first_set = 0; /* as remote.pos */
         memset(&r, 0, sizeof r);
         if (!side->alive || ab_send(side->sock, &q, sizeof q, pt->fd) ||
             ab_recv(side->sock, &r, sizeof r, NULL, NULL)) {
@@ -330,15 +368,17 @@ static int time_point(ab_point *pt, char *err, size_t len)
             const int batch =
                 b->status == OPCOST_STATUS_OK ? b->batch : st->batch;
             pt->rm[s][i] = (remote){&pt->ab->sides[s],
+                                    &pt->w,
                                     i,
                                     batch,
                                     st->call_us < OPCOST_LEAD_IN_BELOW_US,
                                     0,
-                                    s * (int64_t)pt->w.nsets / 2,
                                     pt->w.nsets};
             pt->member[s][i] = pt->nmembers;
             add_member(pt, pt->ids[i].path->name, remote_sample, &pt->rm[s][i],
                        st->call_us * batch);
+            /* the pair's two samples back to back */
+            pt->members[pt->nmembers - 1].group = i + 1;
         }
         if (pt->member[BASE][i] >= 0 && pt->member[NEW][i] >= 0)
             pairs[np++] =

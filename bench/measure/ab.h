@@ -21,6 +21,7 @@
 typedef struct opcost_ab_side {
     const char *name;   /* "base" or "new" */
     const char *opcost; /* the build's opcost executable */
+    char places[4096];  /* OMP_PLACES of its threads; "": not pinned */
     /* set by opcost_ab_start */
     pid_t pid;
     int sock;

@@ -424,6 +424,8 @@ static int open_run(run_state *st)
         say(h, 1, "--threads: %s", err);
         return 1;
     }
+    if (point_pin_threads(cfg, dev->pinning, sizeof dev->pinning) < 0)
+        say(h, 0, "--threads: %s", dev->pinning);
     if (load_cases(cfg, dev, &st->cl, err, sizeof err)) {
         say(h, 1, "%s", err);
         return 2; /* bad input */

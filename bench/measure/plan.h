@@ -26,7 +26,8 @@ typedef struct opcost_plan {
     int paths_default;   /* no --paths: the run's device picks them */
     int variants_all;    /* --variants all: those of the run's device */
     int threads;
-    const char *out;        /* NULL: results/<run_id>.csv */
+    int no_pin;      /* --no-pin: threads not pinned to CPUs (affinity.h) */
+    const char *out; /* NULL: results/<run_id>.csv */
     const char *shapes_dir; /* where shape-set names resolve */
     const char *results_dir;
     int quick;

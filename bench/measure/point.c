@@ -2,6 +2,7 @@
  * (point.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "point.h"
+#include "affinity.h"
 #include "attribution.h"
 #include "attribution_pass.h"
 #include "nvtx_ranges.h"
@@ -548,4 +549,14 @@ int point_measure(const point_context *ctx, const opcost_case *c,
     opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
     free(pt);
     return rc;
+}
+
+int point_pin_threads(const opcost_plan *cfg, char *desc, size_t len)
+{
+    if (cfg->no_pin) {
+        snprintf(desc, len, "not pinned (--no-pin)");
+        return 0;
+    }
+    return opcost_pin_threads(cfg->threads, rowops_bridge_parallel_for, desc,
+                              len);
 }

@@ -56,4 +56,10 @@ opcost_status point_start(const opcost_plan *cfg, int cuda,
                           char *dispatch_path, size_t dlen, char *why,
                           size_t wl);
 
+/* The plan's intra-op threads pinned, thread i to the i-th CPU the
+ * process may use (affinity.h), unless --no-pin: the same in a run, in
+ * opcost ab's coordinator and in both of its workers. The count pinned,
+ * 0 (not pinned: desc says why) or -1 (pinning failed: desc says how). */
+int point_pin_threads(const opcost_plan *cfg, char *desc, size_t len);
+
 #endif

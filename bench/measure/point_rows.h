@@ -26,6 +26,9 @@ typedef struct run_device {
     opcost_cupti *cupti;
     char cupti_why[256];
     opcost_nvml *nvml;
+    /* where the intra-op threads run (affinity.h): "2 threads pinned to
+     * CPUs 0,1", or why not */
+    char pinning[160];
 } run_device;
 
 /* Growable arrays of rows and samples. */

@@ -72,6 +72,36 @@ static void set_strides(opcost_member *m, int nm, double slow_factor)
     }
 }
 
+/* This round's order: a shuffle of the members, then each group gathered
+ * at its first member's place (the groups' order and the order within a
+ * group both stay random). */
+static void shuffle_round(const opcost_member *m, int nm, int *order,
+                          uint64_t *rng)
+{
+    int shuffled[MAX_MEMBERS], taken[MAX_MEMBERS];
+    for (int i = 0; i < nm; ++i)
+        shuffled[i] = i, taken[i] = 0;
+    for (int i = nm - 1; i > 0; --i) {
+        const int j = (int)(rng_next(rng) % (uint64_t)(i + 1));
+        const int t = shuffled[i];
+        shuffled[i] = shuffled[j];
+        shuffled[j] = t;
+    }
+    int k = 0;
+    for (int i = 0; i < nm; ++i) {
+        const int x = shuffled[i];
+        if (taken[x])
+            continue;
+        order[k++] = x;
+        taken[x] = 1;
+        for (int j = i + 1; m[x].group > 0 && j < nm; ++j)
+            if (!taken[shuffled[j]] && m[shuffled[j]].group == m[x].group) {
+                order[k++] = shuffled[j];
+                taken[shuffled[j]] = 1;
+            }
+    }
+}
+
 static int take_sample(opcost_member *m, int64_t round)
 {
     if (m->n == m->cap) {
@@ -177,18 +207,11 @@ int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
     for (int i = 0; i < nm; ++i)
         m[i].stride = 1; /* every member in the first two rounds */
     int order[MAX_MEMBERS];
-    for (int i = 0; i < nm; ++i)
-        order[i] = i;
     uint64_t rng = rule->seed * 0x9E3779B97F4A7C15ull | 1;
     const double start = now();
     size_t next_check = min_rounds;
     for (size_t r = 0;; ++r) {
-        for (int i = nm - 1; i > 0; --i) {
-            const int j = (int)(rng_next(&rng) % (uint64_t)(i + 1));
-            const int t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-        }
+        shuffle_round(m, nm, order, &rng);
         int live = 0;
         for (int i = 0; i < nm; ++i) {
             opcost_member *x = &m[order[i]];

@@ -32,6 +32,11 @@ typedef struct opcost_member {
     /* how long one sample takes (from calibration); the rounds use the
      * first two samples once they have them */
     double cost_us;
+    /* members of one group (>= 1) take their samples of a round back to
+     * back, in an order shuffled per round, the groups' order shuffled
+     * too: a ratio within a group spans one pair of samples, not a whole
+     * round of other members (0: a group of its own) */
+    int group;
     /* set by opcost_rounds_run */
     int stride; /* takes part in the rounds r with r % stride == 0 */
     int failed; /* a sample failed (error says why): no more */

@@ -34,8 +34,13 @@ typedef struct opcost_timer_state {
     char error[512]; /* set when a call fails */
 } opcost_timer_state;
 
-/* The warm-up's passes over the input sets stop after this long. */
-#define OPCOST_WARMUP_PASS_MAX_S 0.03
+/* The warm-up's passes over the input sets stop after this long. Long
+ * enough for a pass to finish where making the outputs faults in fresh
+ * memory: in a VM a fresh 2 MiB page the host must back cost about 7 ms
+ * (Zen 5 host of 2026-12-03), and a pass cut at 30 ms left the rest of
+ * them to the first rounds, 7-15 ms spikes in a third of a framework
+ * path's samples there. */
+#define OPCOST_WARMUP_PASS_MAX_S 0.5
 
 /* Calibrate and warm up: batch = ceil(target_sample_us / one call), at
  * most 1000; warm-up runs for warmup_s and at least two calls per input

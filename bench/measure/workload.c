@@ -498,14 +498,9 @@ static void flush_lines(const void *p, size_t n)
 static void flush_fence(void) {}
 #endif
 
-void opcost_workload_flush(const opcost_workload *w, int first, int count)
+void opcost_workload_flush_any(const opcost_workload *w, int first, int count)
 {
-    /* a set of a sixteenth of the cache or more: the sets a member is
-     * behind another's are mostly out of it already, and flushing them
-     * would cost more than the calls */
-    if (w->cuda || w->cache != OPCOST_CACHE_COLD || w->nsets < 1 ||
-        (double)(w->set_in_bytes + w->set_out_bytes) * 16 >=
-            (double)w->llc_bytes)
+    if (w->cuda || w->cache != OPCOST_CACHE_COLD || w->nsets < 1)
         return;
     if (count > w->nsets)
         count = w->nsets;
@@ -521,4 +516,15 @@ void opcost_workload_flush(const opcost_workload *w, int first, int count)
                         w->scratch[j].per_set);
     }
     flush_fence();
+}
+
+void opcost_workload_flush(const opcost_workload *w, int first, int count)
+{
+    /* a set of a sixteenth of the cache or more: the sets a member is
+     * behind another's are mostly out of it already, and flushing them
+     * would cost more than the calls */
+    if ((double)(w->set_in_bytes + w->set_out_bytes) * 16 >=
+        (double)w->llc_bytes)
+        return;
+    opcost_workload_flush_any(w, first, count);
 }

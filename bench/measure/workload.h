@@ -104,6 +104,10 @@ void opcost_workload_free(opcost_workload *w);
  * an A/A of one build). Nothing on a GPU. */
 void opcost_workload_flush(const opcost_workload *w, int first, int count);
 
+/* The same for sets of any size (a cold CPU workload): opcost ab, whose
+ * pairs take their samples on the same sets one after the other. */
+void opcost_workload_flush_any(const opcost_workload *w, int first, int count);
+
 /* Per-set memory a path's calls touch besides the sets (the kernel path's
  * contiguous copies): bytes_per_set for each set, 64-byte aligned,
  * flushed with the sets and freed with the workload. NULL when memory ran

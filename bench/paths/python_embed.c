@@ -52,6 +52,11 @@ int opcost_python_start(char *err, size_t errlen)
      * `import rowops` must load the library this driver is linked with */
     setenv("ROWOPS_LIBRARY", OPCOST_ROWOPS_LIBRARY, 0);
 #endif
+    /* Inductor compiles in this process, not in a pool of compile workers
+     * that go on warming up beside the timed calls: the compiled paths'
+     * first point of a dtype and layout read steady 3-30 % apart between
+     * two processes of one build (opcost ab, Zen 5 host) with the pool */
+    setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);
     PyConfig config;
     PyConfig_InitPythonConfig(&config);
     config.install_signal_handlers = 0; /* SIGINT stays the driver's */

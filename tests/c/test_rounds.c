@@ -2,12 +2,14 @@
  * simulated clock, no timing: every member one sample per round in a
  * shuffled order; the stopping rules (the target met, the budget spent,
  * max rounds, an interrupt, every member failed); a slow member's stride;
- * a failing member left out while the others go on; and the paired ratio
- * of two members through a 2x drift of the host. */
+ * a failing member left out while the others go on; the paired ratio
+ * of two members through a 2x drift of the host; groups sampled back to
+ * back. */
 #include "c_samples.h"
 #include "rounds.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +272,77 @@ static void test_interrupted(void)
     free_members(m, 2);
 }
 
+/* Groups: six members in three groups of two (and one alone) take their
+ * samples of a round back to back, every round, in both orders within a
+ * group and in more than one order of the groups; before grouping, the
+ * two members of a pair were a whole shuffled round apart. */
+static long group_log[8 * 4096];
+static long group_logged;
+
+static int logged_sample(void *ctx, double *us, double *device_us, char *err,
+                         size_t len)
+{
+    const int rc = sim_sample(((void **)ctx)[0], us, device_us, err, len);
+    if (group_logged < (long)(sizeof group_log / sizeof *group_log))
+        group_log[group_logged++] = (long)(intptr_t)((void **)ctx)[1];
+    return rc;
+}
+
+static void test_groups(void)
+{
+    enum { NM = 7 };
+    sim s[NM];
+    void *ctx[NM][2];
+    opcost_member m[NM];
+    memset(s, 0, sizeof s);
+    for (int i = 0; i < NM; ++i) {
+        s[i].base_us = 50 + i;
+        s[i].noise = 0.01;
+        s[i].fail_at = -1;
+        ctx[i][0] = &s[i];
+        ctx[i][1] = (void *)(intptr_t)i;
+    }
+    members_of(m, s, NM);
+    for (int i = 0; i < NM; ++i) {
+        m[i].sample = logged_sample;
+        m[i].ctx = ctx[i];
+        m[i].group = i < 6 ? 1 + i / 2 : 0; /* {0,1} {2,3} {4,5} {6} */
+    }
+    opcost_rounds_rule rule = rule_of(0, 1e9);
+    rule.max_rounds = 200;
+    opcost_rounds_result res;
+    char err[256];
+    group_logged = 0;
+    C_CHECK(opcost_rounds_run(m, NM, NULL, 0, &rule, &res, err, sizeof err) ==
+            0);
+    C_CHECK(res.rounds == 200 && group_logged == 200 * NM);
+    long apart = 0, first_lower = 0, group_first[4] = {0};
+    for (size_t r = 0; r < res.rounds; ++r) {
+        const long *o = &group_log[r * NM];
+        for (int k = 0; k < NM; ++k) {
+            if (o[k] >= 6)
+                continue;
+            const long twin = o[k] ^ 1;
+            /* the twin is the neighbour on one side */
+            if (!(k + 1 < NM && o[k + 1] == twin) &&
+                !(k > 0 && o[k - 1] == twin))
+                ++apart;
+        }
+        for (int k = 0; k + 1 < NM; ++k)
+            if (o[k] < 6 && o[k + 1] == (o[k] ^ 1))
+                first_lower += o[k] < o[k + 1];
+        group_first[o[0] < 6 ? o[0] / 2 : 3]++;
+    }
+    C_EXPECT(apart == 0, "%ld samples not next to their twin's", apart);
+    /* 600 pairs: each order about half the time */
+    C_EXPECT(first_lower > 200 && first_lower < 400,
+             "the lower member first in %ld of 600 pairs", first_lower);
+    for (int g = 0; g < 4; ++g)
+        C_EXPECT(group_first[g] > 20, "group %d first in %ld of 200 rounds", g,
+                 group_first[g]);
+    free_members(m, NM);
+}
+
 int main(void)
 {
     test_target();
@@ -277,5 +350,6 @@ int main(void)
     test_stride();
     test_failure();
     test_interrupted();
+    test_groups();
     return c_report("test_rounds");
 }

@@ -3,7 +3,8 @@
 # Timing is never asserted (an A/A verdict depends on the host); the file
 # is: both sides' rows for every point and path, each new row paired with
 # its base twin (ratio, interval, p-value, rounds, a verdict of the four),
-# both sides' samples in the same rounds, the schema check, the report.
+# both sides' samples in the same rounds, the schema check, the report,
+# the threads pinned (or --no-pin said).
 # And: --base/--new missing or not a build (exit 2, the option named), a
 # side whose opcost does not speak the protocol (a build from before
 # opcost ab: exit 2, said so), --device cuda refused.
@@ -54,6 +55,14 @@ print(f"ok: {len(new)} pairs, rounds shared, verdicts {sorted(r['verdict'] for r
 PY
 grep -q "points x paths: " "$dir/ab.log" || { echo "FAIL: no counts line"; fail=1; }
 grep -q "expected cost per call: " "$dir/ab.log" || { echo "FAIL: no group line"; fail=1; }
+# the threads pinned (affinity.h), one CPU each, or said why not
+grep -Eq "^  threads +([0-9]+ threads? pinned to CPUs? [0-9,]+|not pinned: [0-9]+ threads on [0-9]+ CPUs)$" "$dir/ab.log" ||
+    { grep threads "$dir/ab.log"; echo "FAIL: no pinning line"; fail=1; }
+"$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
+    --paths kernel --llc-mib 32 --rep-budget-ms 2 --no-pin \
+    --out "$dir/nopin.csv" >"$dir/nopin.log" 2>&1
+grep -q "^  threads     not pinned (--no-pin)$" "$dir/nopin.log" ||
+    { cat "$dir/nopin.log"; echo "FAIL: --no-pin not said"; fail=1; }
 
 # refusals: exit 2, naming the option and the rule
 expect() { # expect STATUS TEXT CMD...
