@@ -20,6 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Paths' per-set memory a workload holds: one for each path and kernel
+ * variant a point may time (POINT_ROWS_MAX; --variants all on a
+ * transposed point gives each kernel variant its own copies). */
+#define OPCOST_WORKLOAD_SCRATCH_MAX 256
+
 typedef struct opcost_case {
     const char *distribution; /* the shape set's name */
     rowops_op op;
@@ -63,7 +68,7 @@ typedef struct opcost_workload {
         void *mem;
         size_t per_set;
         int owned; /* allocated here (else the attached block's) */
-    } scratch[4];
+    } scratch[OPCOST_WORKLOAD_SCRATCH_MAX];
     int nscratch;
     /* an attached block's room for one path's scratch (NULL: none or
      * taken) */

@@ -105,11 +105,58 @@ static void case_bytes(void)
              (long long)opcost_case_bytes(&fused));
 }
 
+/* --variants all on a transposed point: every CPU variant of the kernel
+ * path on one workload, each with its own contiguous copies (a workload
+ * held four; the fifth to seventh variant read "cannot allocate the kernel
+ * path's contiguous inputs"). */
+static void all_variants_one_workload(void)
+{
+    opcost_case c = {"test",
+                     ROWOPS_OP_FUSED_ADD_RMS_NORM,
+                     16,
+                     256,
+                     ROWOPS_BF16,
+                     ROWOPS_BF16,
+                     OPCOST_TRANSPOSED,
+                     1,
+                     "1",
+                     1e-6};
+    opcost_workload w;
+    char err[512];
+    C_EXPECT(opcost_workload_make(&w, &c, 1 << 20, 1, 1, err, sizeof err) == 0,
+             "%s", err);
+    const opcost_path *kernel = opcost_path_find("kernel");
+    opcost_path_run runs[64];
+    int n = 0, failed = 0;
+    for (size_t i = 0; i < opcost_variant_count() && n < 64; ++i) {
+        const opcost_variant *v = opcost_variant_at(i);
+        opcost_path_run *r = &runs[n++];
+        memset(r, 0, sizeof *r);
+        r->path = kernel;
+        r->variant = v;
+        r->w = &w;
+        char why[512] = "";
+        const int rc = kernel->prepare(r, why, sizeof why);
+        if (rc < 0) {
+            ++failed;
+            fprintf(stderr, "variant %s: %s\n", v->name, why);
+        }
+    }
+    C_EXPECT(n >= 5 && failed == 0,
+             "%d of %d variants could not be prepared on one workload", failed,
+             n);
+    for (int i = 0; i < n; ++i)
+        if (runs[i].priv)
+            kernel->release(&runs[i]);
+    opcost_workload_free(&w);
+}
+
 int main(void)
 {
     char err[512];
     rowops_bridge_set_threads(2, err, sizeof err);
     case_bytes();
+    all_variants_one_workload();
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
                                    ROWOPS_F64};
     const int64_t shapes[][2] = {{1, 1}, {5, 64}, {3, 4097}, {70, 300}};
