@@ -19,9 +19,22 @@ bool is_supported_dtype(at::ScalarType t)
            t == at::kDouble;
 }
 
+// Every tensor argument: a tensor (Python's None arrives undefined) with
+// strides and storage; sparse (COO, CSR, ...) and mkldnn tensors have
+// neither, and the kernels read memory through strides.
+void check_dense(const char *op, const char *name, const at::Tensor &t)
+{
+    TORCH_CHECK(t.defined(), op, ": ", name,
+                " must be a tensor (got None or an undefined tensor)");
+    TORCH_CHECK(t.layout() == at::kStrided, op, ": ", name,
+                " must be a dense (strided) tensor (got layout ", t.layout(),
+                "; call .to_dense() first)");
+}
+
 // The tensor rows are normalized over (x, or h in the backward).
 void check_rows_tensor(const char *op, const char *name, const at::Tensor &x)
 {
+    check_dense(op, name, x);
     TORCH_CHECK(x.dim() >= 1, op, ": ", name,
                 " must have rank >= 1 and is normalized over its last "
                 "dimension (got a 0-dim tensor)");
@@ -40,6 +53,7 @@ void check_x_and_eps(const char *op, const at::Tensor &x, double eps)
 void check_weight(const char *op, const at::Tensor &weight, const char *x_name,
                   const at::Tensor &x)
 {
+    check_dense(op, "weight", weight);
     TORCH_CHECK(weight.dim() == 1, op,
                 ": weight must have shape [N] where N is ", x_name,
                 "'s last dimension (", x.sym_size(-1), "); got shape ",
@@ -127,6 +141,7 @@ bool ranges_intersect(const at::Tensor &a, const at::Tensor &b)
 void check_like(const char *op, const char *name, const at::Tensor &t,
                 const char *ref_name, const at::Tensor &ref)
 {
+    check_dense(op, name, t);
     bool same = t.dim() == ref.dim();
     for (int64_t d = 0; same && d < t.dim(); ++d)
         same = t.sym_size(d)
@@ -147,6 +162,7 @@ void check_like(const char *op, const char *name, const at::Tensor &t,
 void check_rstd(const char *op, const char *name, const at::Tensor &rstd,
                 const char *h_name, const at::Tensor &h)
 {
+    check_dense(op, name, rstd);
     bool same = rstd.dim() == h.dim() - 1;
     for (int64_t d = 0; same && d < rstd.dim(); ++d)
         same = rstd.sym_size(d)
@@ -181,6 +197,7 @@ void check_fused_add_rms_norm(const char *op, const at::Tensor &x,
                               const at::Tensor &weight, double eps)
 {
     check_x_and_eps(op, x, eps);
+    check_dense(op, "residual", residual);
     TORCH_CHECK(residual.dim() == x.dim(), op,
                 ": residual must have the same shape as x (got ",
                 residual.sym_sizes(), " and ", x.sym_sizes(), ")");

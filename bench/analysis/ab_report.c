@@ -32,6 +32,14 @@ static const opcost_result *twin(const opcost_result *rows, size_t n,
     return NULL;
 }
 
+/* A new row that is not ok (wrong, error, skipped) where its base twin
+ * was: the new build broke it, a regression whatever the times say. */
+static int broke(const opcost_result *base, const opcost_result *new_)
+{
+    return base && base->status == OPCOST_STATUS_OK &&
+           new_->status != OPCOST_STATUS_OK;
+}
+
 /* A row's interval as a normal one's standard error (its ci95_rel is a
  * 95 % half-width in log). */
 static opcost_paired as_paired(const opcost_result *r)
@@ -80,6 +88,7 @@ int opcost_ab_groups(const opcost_result *rows, size_t n, double threshold,
                 continue;
             ++x->points;
             const opcost_result *b = twin(rows, n, y);
+            x->broken += broke(b, y);
             if (!b || !y->paired_with[0] || !isfinite(y->ratio) ||
                 !isfinite(y->ratio_ci95_rel) || !(b->median_us > 0))
                 continue;
@@ -125,6 +134,7 @@ opcost_ab_counts opcost_ab_count(const opcost_result *rows, size_t n)
         if (!is_new(r))
             continue;
         ++c.rows;
+        c.broken += broke(twin(rows, n, r), r);
         opcost_verdict v = OPCOST_VERDICT_NONE;
         opcost_verdict_from_name(r->verdict, &v);
         c.slower += v == OPCOST_VERDICT_SLOWER;
@@ -162,6 +172,11 @@ opcost_ab_counts opcost_ab_report(FILE *f, const opcost_result *rows, size_t n,
                 key->dtype, key->layout, key->path,
                 strcmp(key->variant, "auto") ? " " : "",
                 strcmp(key->variant, "auto") ? key->variant : "");
+        if (g[k].broken)
+            fprintf(f,
+                    "  BROKEN: %zu of %zu shapes ok in base are not ok in "
+                    "new (a regression)\n",
+                    g[k].broken, g[k].points);
         if (g[k].verdict != OPCOST_VERDICT_NONE)
             fprintf(f,
                     "  expected cost per call: x%.4f +-%.2f%%  %s  (p_holm "
@@ -195,9 +210,9 @@ opcost_ab_counts opcost_ab_report(FILE *f, const opcost_result *rows, size_t n,
     const opcost_ab_counts c = opcost_ab_count(rows, n);
     fprintf(f,
             "\n%zu points x paths: %zu slower, %zu faster, %zu same, %zu "
-            "unsure, %zu without a ratio; median ratio x%.4f, median "
-            "interval +-%.2f%%\n",
-            c.rows, c.slower, c.faster, c.same, c.unsure, c.none,
+            "unsure, %zu without a ratio (%zu broken); median ratio x%.4f, "
+            "median interval +-%.2f%%\n",
+            c.rows, c.slower, c.faster, c.same, c.unsure, c.none, c.broken,
             c.median_ratio, 100 * c.median_ci95_rel);
     return c;
 }

@@ -17,13 +17,15 @@ typedef struct opcost_ab_group {
     const opcost_result *key; /* a new row of the group */
     size_t points;            /* new rows in it */
     size_t paired;            /* of them with a ratio */
-    opcost_paired ratio;      /* sum freq base_i r_i / sum freq base_i */
-    double p_holm;            /* over the groups */
-    opcost_verdict verdict;   /* NONE unless every point has a ratio */
+    size_t broken; /* of them not ok while their base twin is: regressions */
+    opcost_paired ratio;    /* sum freq base_i r_i / sum freq base_i */
+    double p_holm;          /* over the groups */
+    opcost_verdict verdict; /* NONE unless every point has a ratio */
 } opcost_ab_group;
 
 typedef struct opcost_ab_counts {
     size_t rows, slower, faster, same, unsure, none;
+    size_t broken;          /* new rows not ok whose base twin is ok */
     double median_ci95_rel; /* over the rows with a ratio */
     double median_ratio;
 } opcost_ab_counts;

@@ -3,6 +3,7 @@ mode (FakeTensorMode with a ShapeEnv), on the meta device and, where a GPU
 exists, on CUDA: the same validation runs in every kernel."""
 
 import math
+import warnings
 
 import pytest
 import torch
@@ -146,6 +147,50 @@ def _move(a, device):
 def test_error_meta(name, op, build, msg):
     with pytest.raises(RuntimeError, match=msg):
         op(*_on_device(name, build(), "meta"))
+
+
+# Arguments that are no dense tensor: None (an undefined tensor in C++)
+# and sparse, CSR or mkldnn tensors, which have no strides or storage.
+# Before, None read "got UNKNOWN_SCALAR" or a shape error, and the others
+# "Cannot access data pointer of Tensor that doesn't have storage".
+def _dense_cases():
+    x, r, w = _t(4, 8), _t(4, 8), _t(8)
+    with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta"
+        warnings.simplefilter("ignore")
+        csr = x.to_sparse_csr()
+    fused, rows, inplace = (ops.fused_add_rms_norm, ops.rms_norm_rows,
+                            ops.fused_add_rms_norm_)
+    none = r"must be a tensor \(got None or an undefined tensor\)"
+    layout = r"must be a dense \(strided\) tensor \(got layout Sparse"
+    return [
+        ("x-none", fused, (None, r, w, 1e-6), r"fused_add_rms_norm: x " + none),
+        ("residual-none", fused, (x, None, w, 1e-6), r"residual " + none),
+        ("weight-none", fused, (x, r, None, 1e-6), r"weight " + none),
+        ("rows-none", rows, (None, 1e-6), r"rms_norm_rows: x " + none),
+        ("x-sparse", fused, (x.to_sparse(), r, w, 1e-6), r"x " + layout),
+        ("x-csr", fused, (csr, r, w, 1e-6),
+         r"x must be a dense \(strided\) tensor \(got layout SparseCsr"),
+        ("x-mkldnn", fused, (x.to_mkldnn(), r, w, 1e-6),
+         r"x must be a dense \(strided\) tensor \(got layout Mkldnn"),
+        ("residual-sparse", fused, (x, r.to_sparse(), w, 1e-6),
+         r"residual " + layout),
+        ("weight-sparse", fused, (x, r, w.to_sparse(), 1e-6),
+         r"weight " + layout),
+        ("rows-sparse", rows, (x.to_sparse(), 1e-6), r"x " + layout),
+        ("inplace-sparse", inplace, (x, r.to_sparse(), w, 1e-6),
+         r"residual " + layout),
+        ("reference-sparse", ops.fused_add_rms_norm_reference,
+         (x.to_sparse(), r, w, 1e-6), r"x " + layout),
+        ("backward-grad-sparse", ops.rms_norm_rows_backward,
+         (x.to_sparse(), None, x, torch.ones(4)), r"grad_y " + layout),
+    ]
+
+
+@pytest.mark.parametrize("case", _dense_cases(), ids=lambda c: c[0])
+def test_error_not_dense(case):
+    _, op, args, msg = case
+    with pytest.raises(RuntimeError, match=msg):
+        op(*args)
 
 
 def test_error_device_mismatch():

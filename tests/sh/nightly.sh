@@ -5,7 +5,8 @@
 # as the exit status (0 pass: BASELINE names this commit; 1 regression, 3
 # unsure: BASELINE stays; timing is not asserted), the paired history
 # drawn; a BASELINE of the unpaired nightly (a CSV name) starts an A/A
-# night; a BASELINE naming a commit this clone lacks is refused (exit 2).
+# night; a BASELINE naming a commit this clone lacks is refused (exit 2);
+# a BASELINE with a CRLF ending names its commit.
 # Usage: nightly.sh SOURCE_DIR BUILD_DIR
 set -u
 src="$1" build="$(cd "$2" && pwd)" dir="$2/nightly"
@@ -51,4 +52,13 @@ rc=$?
 [[ $rc -eq 2 ]] && grep -q "is not in this clone" "$dir/night.log" ||
     { echo "FAIL: an unknown accepted commit: exit $rc"; cat "$dir/night.log"; fail=1; }
 echo "ok: an unknown accepted commit is refused"
+# a BASELINE written on Windows (CRLF): the commit, not "missing" or "not
+# a commit" (the old script took the \r as part of a CSV name)
+printf '%s\r\n' "$head" >"$dir/history/BASELINE"
+night
+rc=$?
+grep -q "against the accepted $head" "$dir/night.log" &&
+    ! grep -q "not a commit\|not in this clone" "$dir/night.log" ||
+    { echo "FAIL: a CRLF BASELINE: exit $rc"; cat "$dir/night.log"; fail=1; }
+echo "ok: a CRLF BASELINE names its commit: exit $rc"
 exit $fail
