@@ -58,7 +58,7 @@ if(ROWOPS_WITH_TORCH)
   # Each path's verification (and that a wrong output is caught), the
   # attribution, and a --quick run whose CSV passes the schema check.
   foreach(t test_paths test_framework_paths test_compare
-      test_attribution_paths)
+      test_attribution_paths test_journal)
     add_executable(${t} tests/c/${t}.c tests/c/c_samples.c
       tests/c/c_tempdir.c)
     target_link_libraries(${t} PRIVATE opcost_bench)

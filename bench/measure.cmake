@@ -21,7 +21,7 @@ add_library(opcost_results STATIC ${OPCOST_RESULTS_SOURCES})
 target_include_directories(opcost_results PUBLIC
   ${CMAKE_CURRENT_LIST_DIR}/results)
 target_compile_options(opcost_results PRIVATE ${OPCOST_WARNINGS})
-target_link_libraries(opcost_results PUBLIC m)
+target_link_libraries(opcost_results PUBLIC opcost_io m)
 
 # bench/analysis/: what reads results (check, compare, targets, plots); no
 # torch, no engine.
@@ -57,7 +57,7 @@ target_link_libraries(opcost_measure PUBLIC opcost_results opcost_stats
 
 # The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
 # and scratch directory (c_tempdir.c, for test_csv).
-foreach(t test_stats test_paired test_rounds test_csv test_ceiling test_affinity
+foreach(t test_stats test_paired test_rounds test_csv test_ceiling test_affinity test_io
     test_attribution)
   add_executable(${t} ${PROJECT_SOURCE_DIR}/tests/c/${t}.c
     ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c

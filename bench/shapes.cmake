@@ -13,7 +13,7 @@ target_compile_definitions(opcost_shapes PRIVATE
   OPCOST_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 target_compile_options(opcost_shapes PRIVATE ${OPCOST_WARNINGS})
 # rowops_kernels names the ops and dtypes; one name table for both.
-target_link_libraries(opcost_shapes PUBLIC rowops_kernels m)
+target_link_libraries(opcost_shapes PUBLIC rowops_kernels opcost_io m)
 
 # `opcost shapes ...` as its own program: regenerates shapes/ before (and
 # besides) the opcost driver. Its main only forwards, so it is generated.

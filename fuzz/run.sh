@@ -21,20 +21,21 @@ esac
 mkdir -p "$build"
 # shape_file.c names ops and dtypes through kernels/ (rowops_op_name in
 # op_table.c, rowops_dtype_name in rowops_tensor.c, which needs
-# eligibility.c, cpu_features.c and cpu_cache.c); results_csv.c needs libc
-# and libm.
+# eligibility.c, cpu_features.c and cpu_cache.c); both read through
+# bench/io/infile.c, and results_csv.c writes through bench/io/outfile.c.
 common=(bench/shapes/errorf.c kernels/op_table.c kernels/rowops_tensor.c
-    kernels/eligibility.c kernels/cpu_features.c kernels/cpu_cache.c)
+    kernels/eligibility.c kernels/cpu_features.c kernels/cpu_cache.c
+    bench/io/infile.c)
 # shellcheck disable=SC2054 # the commas belong to -fsanitize=
 flags=(-std=c11 -Wall -Wextra -Werror -g -O1
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-    -Ibench/shapes -Ibench/results -Ikernels)
+    -Ibench/shapes -Ibench/results -Ibench/io -Ikernels)
 
 cd "$root"
 "$cc" "${flags[@]}" -o "$build/fuzz_shape_file" fuzz/fuzz_shape_file.c \
     bench/shapes/shape_file.c "${common[@]}" -lm
 "$cc" "${flags[@]}" -o "$build/fuzz_results_csv" fuzz/fuzz_results_csv.c \
-    bench/results/results_csv.c -lm
+    bench/results/results_csv.c bench/io/infile.c bench/io/outfile.c -lm
 
 status=0
 for target in shape_file results_csv; do

@@ -12,7 +12,8 @@
 #   npanels, pfirst, pcount, ptitle<p>, keys, keylts  as in latency.gp
 #             (pcount counts the series blocks only)
 #   preg      per panel, the regression block's index or -1
-#   runtics   the x tics: '"label" index, ...' (run start times)
+#   ntics, runtic<i>, runticx<i>  the x tics: label (a run's start time,
+#             else its id) and x of each; labels are data, never code
 #   nruns     how many runs (the x range)
 d = ARG0; i = strlen(d)
 while (i > 0 && d[i:i] ne "/") { i = i - 1 }
@@ -36,7 +37,13 @@ do for [fmt in formats] {
     set xlabel "run (UTC start time)"
     set ylabel "expected cost per call (µs, freq-weighted)"
     set xrange [-0.5:nruns - 0.5]
-    if (exists("runtics")) { eval "set xtics rotate by 35 right (".runtics.")" }
+    set xtics rotate by 35 right
+    if (exists("ntics") && ntics > 0) {
+        set xtics (value("runtic0") value("runticx0"))
+        do for [i = 1:ntics - 1] {
+            set xtics add (value(sprintf("runtic%d", i)) value(sprintf("runticx%d", i)))
+        }
+    }
     if (keyed) { unset key } else { set key outside right top spacing 1.1 samplen 2 }
     if (fmt eq "table") { eval exact }
     if (fmt ne "table") {

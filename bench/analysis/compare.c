@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "compare.h"
 #include "gates.h"
+#include "outfile.h"
 #include "outpath.h"
 #include "paired.h"
 #include "results_csv.h"
@@ -552,6 +553,9 @@ static double recorded_noise(const pair *p, size_t n, int base)
 typedef struct group {
     const opcost_result *key;
     int ok;
+    /* a row ok in BASE and wrong, error, skipped or missing in NEW: a
+     * regression whatever the times say (the example row in why) */
+    const opcost_result *broken;
     double base_us, new_us;
     double log_ratio, se, df;
 } group;
@@ -586,6 +590,32 @@ static double expected(const pair *p, const members *m, size_t g, int side,
         opcost_wmean_add(&mean, rr->freq[ix], x);
     }
     return opcost_wmean_value(&mean);
+}
+
+/* The first of group g's BASE rows that was ok and is not in NEW (or not
+ * ok there), NULL when none. */
+static const opcost_result *broken_row(const pair *p, const members *m,
+                                       size_t g)
+{
+    for (size_t k = m->off[0][g]; k < m->off[0][g + 1]; ++k) {
+        const pair *q = &p[m->idx[0][k]];
+        if (q->base->status == OPCOST_STATUS_OK &&
+            (!q->new_ || q->new_->status != OPCOST_STATUS_OK))
+            return q->base;
+    }
+    return NULL;
+}
+
+/* What became of BASE's row b in NEW: its status, or "missing". */
+static const char *new_state(const pair *p, const members *m, size_t g,
+                             const opcost_result *b)
+{
+    for (size_t k = m->off[0][g]; k < m->off[0][g + 1]; ++k) {
+        const pair *q = &p[m->idx[0][k]];
+        if (q->base == b)
+            return q->new_ ? opcost_status_name(q->new_->status) : "missing";
+    }
+    return "missing";
 }
 
 /* Groups the pairs (hashing their key columns) and lists each group's
@@ -684,9 +714,13 @@ static int write_gates(const char *gates_out, const pair *p, size_t n,
     for (size_t j = 0; j < ng; ++j) {
         const double ratio = g[j].new_us / g[j].base_us;
         rows[j] = (opcost_gate_row){
-            g[j].key,    g[j].base_us,
-            g[j].new_us, ratio,
-            adj[j],      g[j].ok && adj[j] < alpha && ratio >= 1 + threshold};
+            g[j].key,
+            g[j].base_us,
+            g[j].new_us,
+            ratio,
+            adj[j],
+            (g[j].ok && adj[j] < alpha && ratio >= 1 + threshold) ||
+                g[j].broken != NULL};
     }
     const int rc = opcost_gates_append("--gates-out", gates_out, new_id,
                                        base_id, rows, ng, err, len);
@@ -694,7 +728,9 @@ static int write_gates(const char *gates_out, const pair *p, size_t n,
     return rc;
 }
 
-/* 0 no regression, 1 a regression, 2 the verdicts could not be written. */
+/* 0 no regression, 1 a regression (slower, or a row that was ok in BASE
+ * broke or went missing in NEW), 2 nothing compared or the verdicts could
+ * not be written. */
 static int gate(pair *p, size_t n, double alpha, double threshold,
                 const char *gates_out, FILE *out)
 {
@@ -721,6 +757,7 @@ static int gate(pair *p, size_t n, double alpha, double threshold,
         }
         g[j].base_us = expected(p, &m, j, 0, -1);
         g[j].new_us = expected(p, &m, j, 1, -1);
+        g[j].broken = broken_row(p, &m, j);
         opcost_welch w;
         ps[j] = NAN;
         if (kb >= MIN_REPS && kn >= MIN_REPS &&
@@ -748,6 +785,7 @@ static int gate(pair *p, size_t n, double alpha, double threshold,
     memcpy(adj, ps, (ng ? ng : 1) * sizeof *adj);
     opcost_holm(adj, ng);
     int regressions = 0;
+    size_t compared = 0;
     double worst = 0, worst_p = NAN;
     fprintf(out,
             "\nGate: expected cost per call per distribution (%zu "
@@ -757,30 +795,50 @@ static int gate(pair *p, size_t n, double alpha, double threshold,
     for (size_t j = 0; j < ng; ++j) {
         const double ratio = g[j].new_us / g[j].base_us;
         const int reg = g[j].ok && adj[j] < alpha && ratio >= 1 + threshold;
-        regressions += reg;
+        regressions += reg || g[j].broken;
+        compared += g[j].ok;
         if (g[j].ok && ratio > worst) {
             worst = ratio;
             worst_p = adj[j];
         }
         char b1[32], b2[32], b3[32];
-        if (reg || !g[j].ok)
+        if (g[j].broken) {
+            const opcost_result *b = g[j].broken;
+            fprintf(out,
+                    "  %-11s %s %s %s %s %s [%s]: B=%lld N=%lld was ok in "
+                    "BASE and is %s in NEW\n",
+                    "BROKEN", g[j].key->distribution, g[j].key->op,
+                    g[j].key->dtype, g[j].key->layout, g[j].key->path,
+                    g[j].key->variant, (long long)b->B, (long long)b->N,
+                    new_state(p, &m, j, b));
+        } else if (reg || !g[j].ok)
             fprintf(out,
                     "  %-11s %s %s %s %s %s [%s]: %s -> %s us "
                     "(x%s, p_holm %.2g)\n",
                     reg ? "REGRESSION" : "no-claim", g[j].key->distribution,
                     g[j].key->op, g[j].key->dtype, g[j].key->layout,
                     g[j].key->path, g[j].key->variant,
-                    num(b1, sizeof b1, g[j].base_us, 2),
-                    num(b2, sizeof b2, g[j].new_us, 2),
+                    isfinite(g[j].base_us) ? num(b1, sizeof b1, g[j].base_us, 2)
+                                           : "(not all ok)",
+                    isfinite(g[j].new_us) ? num(b2, sizeof b2, g[j].new_us, 2)
+                                          : "(not all ok)",
                     num(b3, sizeof b3, ratio, 3), adj[j]);
     }
     char b1[32];
     fprintf(out,
             "  largest gated ratio: x%s (Holm-corrected p %.3g); %d "
-            "regression%s\n",
+            "regression%s; %zu of %zu groups compared\n",
             num(b1, sizeof b1, worst, 3), worst_p, regressions,
-            regressions == 1 ? "" : "s");
+            regressions == 1 ? "" : "s", compared, ng);
+    /* a gate that compared nothing passed nothing (and one whose rows
+     * broke failed, above) */
     int rc = regressions ? 1 : 0;
+    if (!compared && !regressions) {
+        fprintf(out, "  no group could be compared (no rows in common that "
+                     "were ok on both sides with enough repetitions): no "
+                     "verdict\n");
+        rc = 2;
+    }
     char err[1024];
     if (gates_out && write_gates(gates_out, p, n, g, ng, adj, alpha, threshold,
                                  err, sizeof err)) {
@@ -802,25 +860,36 @@ static int gate(pair *p, size_t n, double alpha, double threshold,
 static int write_csv(const char *path, const pair *p, size_t n, char *err,
                      size_t len)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, len, "--csv: cannot write '%.900s'", path);
+    opcost_outfile o;
+    if (opcost_outfile_open(&o, "--csv", path, err, len))
         return -1;
-    }
+    FILE *f = o.f;
     fprintf(f, "distribution,op,B,N,dtype,weight_dtype,layout,path,"
                "base_variant,new_variant,device,threads,cache_state,"
                "base_median_us,new_median_us,ratio,p_value,p_holm,verdict,"
                "ratio_ci95_rel,rounds\n");
     for (size_t i = 0; i < n; ++i) {
         const opcost_result *k = p[i].base ? p[i].base : p[i].new_;
-        fprintf(f, "%s,%s,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%lld,%s,",
-                k->distribution, k->op, (long long)k->B, (long long)k->N,
-                k->dtype, k->weight_dtype, k->layout, k->path,
-                p[i].base ? p[i].base->variant : "",
-                p[i].new_ ? p[i].new_->variant : "", k->device,
-                (long long)k->threads, opcost_cache_state_name(k->cache_state));
+        /* text fields quoted as every CSV opcost writes them */
+        const char *text1[] = {k->distribution, k->op};
+        for (int t = 0; t < 2; ++t) {
+            opcost_csv_text(f, text1[t]);
+            fputc(',', f);
+        }
+        fprintf(f, "%lld,%lld,", (long long)k->B, (long long)k->N);
+        const char *text2[] = {k->dtype,
+                               k->weight_dtype,
+                               k->layout,
+                               k->path,
+                               p[i].base ? p[i].base->variant : "",
+                               p[i].new_ ? p[i].new_->variant : "",
+                               k->device};
+        for (int t = 0; t < 7; ++t) {
+            opcost_csv_text(f, text2[t]);
+            fputc(',', f);
+        }
+        fprintf(f, "%lld,%s,", (long long)k->threads,
+                opcost_cache_state_name(k->cache_state));
         const double v[] = {p[i].base ? p[i].base->median_us : NAN,
                             p[i].new_ ? p[i].new_->median_us : NAN, p[i].ratio,
                             p[i].p, p[i].p_holm};
@@ -829,18 +898,14 @@ static int write_csv(const char *path, const pair *p, size_t n, char *err,
                 fputc(',', f);
             else
                 fprintf(f, "%.6g,", v[j]);
-        fprintf(f, "%s,", p[i].verdict);
+        opcost_csv_text(f, p[i].verdict);
+        fputc(',', f);
         if (p[i].paired && isfinite(p[i].est.ci95_rel))
             fprintf(f, "%.6g,%zu\n", p[i].est.ci95_rel, p[i].est.n);
         else
             fputs(",\n", f);
     }
-    if (fclose(f) || rename(tmp, path)) {
-        remove(tmp);
-        snprintf(err, len, "--csv: cannot write '%.900s'", path);
-        return -1;
-    }
-    return 0;
+    return opcost_outfile_commit(&o, err, len);
 }
 
 static void report(FILE *out, const pair *p, size_t n, double alpha,
@@ -1071,6 +1136,26 @@ static int parse_compare(int argc, char **argv, compare_request *q, int *done)
     }
     q->base = argv[optind];
     q->next = q->variants ? NULL : argv[optind + 1];
+    /* and none of them is an input, or the other output */
+    char bside[4096] = "", nside[4096] = "";
+    if (opcost_samples_path(q->base, bside, sizeof bside, err, sizeof err))
+        bside[0] = '\0';
+    if (q->next &&
+        opcost_samples_path(q->next, nside, sizeof nside, err, sizeof err))
+        nside[0] = '\0';
+    const char *inputs[] = {q->base, bside[0] ? bside : NULL, q->next,
+                            nside[0] ? nside : NULL, q->gates_out};
+    const char *names[] = {q->variants ? "RUN.csv" : "BASE.csv",
+                           "BASE's sidecar", "NEW.csv", "NEW's sidecar",
+                           "--gates-out"};
+    if ((q->csv && opcost_output_not_input("--csv", q->csv, inputs, names, 5,
+                                           err, sizeof err)) ||
+        (q->gates_out &&
+         opcost_output_not_input("--gates-out", q->gates_out, inputs, names, 4,
+                                 err, sizeof err))) {
+        fprintf(stderr, "opcost compare: %s\n", err);
+        return 2;
+    }
     *done = 0;
     return 0;
 }

@@ -10,6 +10,9 @@
 
 #include <stddef.h>
 
+/* Its header line (without the newline). */
+extern const char opcost_gates_header[];
+
 typedef struct opcost_gate_row {
     const opcost_result *key; /* distribution, op, dtype, layout, path,
                                  variant */

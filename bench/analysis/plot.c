@@ -8,6 +8,7 @@
 #include "plot_data.h"
 #include "results_csv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -199,6 +200,29 @@ static int run_gnuplot(const char *gnuplot, const char *script,
     return -1;
 }
 
+/* Moves the figure's files (stem.dat, .png, .svg, .table) from the staging
+ * directory into dir: rename replaces whatever name is there, a planted
+ * link included, and never writes through it. */
+static int publish(const opcost_plot_figure *fig, const char *dir, int table)
+{
+    static const char *const ext[] = {".dat", ".png", ".svg", ".table"};
+    const char *name = strrchr(fig->stem, '/');
+    name = name ? name + 1 : fig->stem;
+    for (int i = 0; i < 3 + table; ++i) {
+        char from[4200], to[4400];
+        snprintf(from, sizeof from, "%s%s", fig->stem, ext[i]);
+        snprintf(to, sizeof to, "%.4095s/%.255s%s", dir, name, ext[i]);
+        if (rename(from, to) != 0) {
+            fprintf(stderr, "opcost plot: --out: cannot put %s in place: %s\n",
+                    to, strerror(errno));
+            return 1;
+        }
+    }
+    printf("opcost plot: %s/%s.png, %s/%s.svg%s\n", dir, name, dir, name,
+           table ? " (+ .table)" : "");
+    return 0;
+}
+
 /* Renders one figure: images, then (with table) the plotted points. */
 static int render(const char *gnuplot, const opcost_plot_figure *fig, int table)
 {
@@ -233,9 +257,23 @@ static int render(const char *gnuplot, const opcost_plot_figure *fig, int table)
             return 1;
         }
     }
-    printf("opcost plot: %s.png, %s.svg%s\n", fig->stem, fig->stem,
-           table ? " (+ .table)" : "");
     return 0;
+}
+
+/* The staging directory's files, then the directory itself. */
+static void remove_stage(const char *stage)
+{
+    DIR *d = opendir(stage);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s", stage, e->d_name);
+        unlink(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(stage);
 }
 
 /* ---- The command. */
@@ -434,7 +472,11 @@ int opcost_plot_main(int argc, char **argv)
             if (*c == '/' || (c[0] == '.' && c[1] == '.'))
                 *c = '_';
     }
-    in.dir = dir;
+    /* every file is made in a fresh directory of this process's inside
+     * dir, then renamed into dir: gnuplot opens its images itself, and
+     * would write through a link planted at dir/<figure>.png */
+    char stage[4200] = "";
+    in.dir = stage;
 
     int rc = 0;
     char gnuplot[4096];
@@ -445,6 +487,13 @@ int opcost_plot_main(int argc, char **argv)
     } else if (make_dirs(dir)) {
         fprintf(stderr, "opcost plot: --out: cannot make directory %s: %s\n",
                 dir, strerror(errno));
+        rc = 2;
+    } else if (snprintf(stage, sizeof stage, "%s/.opcost-plot.XXXXXX", dir) >=
+                   (int)sizeof stage ||
+               !mkdtemp(stage)) {
+        fprintf(stderr, "opcost plot: --out: cannot write in %s: %s\n", dir,
+                strerror(errno));
+        stage[0] = '\0';
         rc = 2;
     }
     for (int k = 0; k < NKINDS && !rc; ++k) {
@@ -459,9 +508,12 @@ int opcost_plot_main(int argc, char **argv)
             rc = got == OPCOST_PLOT_FAILED ? 1 : 2;
         }
         for (size_t i = 0; got == OPCOST_PLOT_DONE && !rc && i < figs.n; ++i)
-            rc = render(gnuplot, &figs.v[i], table);
+            rc = render(gnuplot, &figs.v[i], table) ||
+                 publish(&figs.v[i], dir, table);
         opcost_plot_figures_free(&figs);
     }
+    if (stage[0])
+        remove_stage(stage);
     free(samples);
     free(rows);
     return rc;

@@ -6,7 +6,9 @@
  * history never holds more than one run's rows. */
 #define _POSIX_C_SOURCE 200809L
 #include "errorf.h"
+#include "gates.h"
 #include "plot_data.h"
+#include "shape_file.h"
 #include "stats.h"
 
 #include <dirent.h>
@@ -14,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct hrun {
     char run_id[OPCOST_TEXT_MAX];
@@ -169,19 +172,6 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* A results CSV starts with the schema's header; other CSVs kept beside the
- * runs (compare's verdicts, gates.csv) do not. */
-static int is_results_csv(const char *path)
-{
-    char head[16] = "";
-    FILE *f = fopen(path, "r");
-    const size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
-    if (f)
-        fclose(f);
-    head[n] = '\0';
-    return !strncmp(head, "schema_version,", 15);
-}
-
 /* Reads every results CSV of dir (not the sidecars, not gates.csv, not
  * other CSVs). */
 static int load(history *h, const char *dir, char *err, size_t errlen)
@@ -218,7 +208,7 @@ static int load(history *h, const char *dir, char *err, size_t errlen)
     for (size_t i = 0; i < n && rc == OPCOST_PLOT_DONE; ++i) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (is_results_csv(path))
+        if (opcost_is_results_csv(path))
             rc = add_file(h, caps, path, err, errlen);
     }
     for (size_t i = 0; i < n; ++i)
@@ -233,9 +223,6 @@ static int load(history *h, const char *dir, char *err, size_t errlen)
 /* ---- gates.csv: the verdicts `opcost compare --gate --gates-out` appends
  * (RFC 4180 fields, one header line). */
 
-static const char gates_header[] =
-    "run_id,base_run_id,distribution,op,dtype,layout,path,variant,base_us,"
-    "new_us,ratio,p_holm,regression";
 #define GATE_FIELDS 13
 
 typedef struct gate {
@@ -287,26 +274,23 @@ static int load_gates(const char *dir, gate **out, size_t *nout, char *err,
     snprintf(path, sizeof path, "%s/gates.csv", dir);
     *out = NULL;
     *nout = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return errno == ENOENT
-                   ? OPCOST_PLOT_DONE
-                   : opcost_plot_outcome(OPCOST_PLOT_BAD, err, errlen,
-                                         "%s: cannot open: %s", path,
-                                         strerror(errno));
-    char *line = NULL;
-    size_t len = 0, cap = 0, lineno = 0;
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT)
+        return OPCOST_PLOT_DONE;
+    opcost_text text;
+    if (opcost_text_open(&text, path, err, errlen))
+        return OPCOST_PLOT_BAD;
+    size_t cap = 0, lineno = 0;
     int rc = OPCOST_PLOT_DONE;
-    for (ssize_t got;
-         rc == OPCOST_PLOT_DONE && (got = getline(&line, &len, f)) >= 0;) {
+    for (char *line;
+         rc == OPCOST_PLOT_DONE && (line = opcost_text_line(&text));) {
         ++lineno;
-        while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
-            line[--got] = '\0';
+        const size_t got = strlen(line);
         if (lineno == 1) {
-            if (strcmp(line, gates_header))
+            if (strcmp(line, opcost_gates_header))
                 rc = opcost_plot_outcome(OPCOST_PLOT_BAD, err, errlen,
                                          "%s:1: the header must be '%s'", path,
-                                         gates_header);
+                                         opcost_gates_header);
             continue;
         }
         if (!got)
@@ -358,15 +342,11 @@ static int load_gates(const char *dir, gate **out, size_t *nout, char *err,
         else if (rc == OPCOST_PLOT_DONE)
             (*out)[(*nout)++] = g;
     }
-    if (rc == OPCOST_PLOT_DONE && ferror(f))
-        rc = opcost_plot_outcome(OPCOST_PLOT_BAD, err, errlen, "%s: read error",
-                                 path);
     if (rc == OPCOST_PLOT_DONE && lineno == 0)
         rc = opcost_plot_outcome(OPCOST_PLOT_BAD, err, errlen,
                                  "%s:1: the header must be '%s'", path,
-                                 gates_header);
-    free(line);
-    fclose(f);
+                                 opcost_gates_header);
+    opcost_text_close(&text);
     return rc;
 }
 
@@ -393,22 +373,29 @@ static int cmp_value(const void *a, const void *b)
            (pos_of[p->run] < pos_of[q->run]);
 }
 
-/* x tics: "MM-DD HH:MM" of at most 16 runs, evenly spaced. */
+/* x tics: "MM-DD HH:MM" (else the run id) of at most 16 runs, evenly
+ * spaced, as data: runtic<i> the label (a quoted string assignment, like
+ * every text from a file), runticx<i> its x, ntics the count. The script
+ * adds each with `set xtics add (value(...) value(...))`: a run id never
+ * becomes gnuplot code (it once was spliced into an eval'd xtics list). */
 static void run_tics(opcost_plot_text *t, const history *h, const size_t *pos)
 {
     const size_t step = (h->nruns + 15) / 16;
-    for (size_t x = 0; x < h->nruns; x += step) {
+    size_t k = 0;
+    for (size_t x = 0; x < h->nruns; x += step, ++k) {
         size_t r = 0;
         while (pos[r] != x)
             ++r;
         const char *ts = h->runs[r].timestamp;
+        char label[64], name[32];
         if (strlen(ts) >= 16)
-            opcost_plot_textf(t, "%s\"%.5s %.5s\" %zu", x ? ", " : "", ts + 5,
-                              ts + 11, x);
-        else
-            opcost_plot_textf(t, "%s\"%s\" %zu", x ? ", " : "",
-                              h->runs[r].run_id, x);
+            snprintf(label, sizeof label, "%.5s %.5s", ts + 5, ts + 11);
+        snprintf(name, sizeof name, "runtic%zu", k);
+        opcost_plot_assign(t, name,
+                           strlen(ts) >= 16 ? label : h->runs[r].run_id);
+        opcost_plot_textf(t, "runticx%zu=%zu; ", k, x);
     }
+    opcost_plot_textf(t, "ntics=%zu; ", k);
 }
 
 /* path, or path[variant] for a variant other than auto */
@@ -433,7 +420,7 @@ static int write_history(const opcost_plot_input *in, const history *h,
     /* series = (path, variant) in order of first appearance: colours */
     size_t *series = malloc((h->ngroups ? h->ngroups : 1) * sizeof *series);
     opcost_plot_text assign = {0}, first = {0}, count = {0}, reg = {0};
-    opcost_plot_text lts = {0}, tics = {0}, heading = {0}, run = {0};
+    opcost_plot_text lts = {0}, heading = {0}, run = {0};
     size_t nseries = 0;
     for (size_t g = 0; series && g < h->ngroups; ++g) {
         size_t s = 0;
@@ -456,8 +443,7 @@ static int write_history(const opcost_plot_input *in, const history *h,
                       h->nruns == 1 ? "" : "s");
     opcost_plot_assign(&assign, "title", heading.s ? heading.s : "");
     opcost_plot_assign(&assign, "run", run.s ? run.s : "");
-    run_tics(&tics, h, pos);
-    opcost_plot_assign(&assign, "runtics", tics.s ? tics.s : "");
+    run_tics(&assign, h, pos);
     opcost_plot_textf(&assign, "nruns=%zu; ", h->nruns);
     /* the shared key: each series of the distribution once */
     opcost_plot_text keys = {0}, keylts = {0};
@@ -553,7 +539,6 @@ static int write_history(const opcost_plot_input *in, const history *h,
     opcost_plot_text_free(&count);
     opcost_plot_text_free(&reg);
     opcost_plot_text_free(&lts);
-    opcost_plot_text_free(&tics);
     opcost_plot_text_free(&heading);
     opcost_plot_text_free(&run);
     return opcost_plot_figure_close(f, out, &assign, err, errlen)

@@ -110,17 +110,6 @@ static int add_file(nights *ns, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-static int is_results_csv(const char *path)
-{
-    char head[16] = "";
-    FILE *f = fopen(path, "r");
-    const size_t n = f ? fread(head, 1, sizeof head - 1, f) : 0;
-    if (f)
-        fclose(f);
-    head[n] = '\0';
-    return !strncmp(head, "schema_version,", 15);
-}
-
 static int load(nights *ns, const char *dir, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
@@ -138,7 +127,7 @@ static int load(nights *ns, const char *dir, char *err, size_t errlen)
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (is_results_csv(path))
+        if (opcost_is_results_csv(path))
             rc = add_file(ns, path, err, errlen);
     }
     closedir(d);

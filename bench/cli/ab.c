@@ -11,11 +11,13 @@
 #include "ab_worker.h"
 #include "config.h"
 #include "gates.h"
+#include "outfile.h"
 #include "outpath.h"
 #include "registry.h"
 #include "report.h"
 #include "results_csv.h"
 #include "run.h"
+#include "shape_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -52,7 +54,8 @@ static void usage(FILE *f)
             "3 when one is\n               unsure (make nightly)\n"
             "  --gates-out F  append each group's verdict to F (gates.csv)\n"
             "Exit status: 0 no point slower, 1 a point slower beyond the "
-            "threshold,\n2 bad input or no comparison (a side could not "
+            "threshold\nor broken (ok in base, wrong or failed in new),\n2 bad "
+            "input or no comparison (a side could not "
             "start or went away),\n3 (with --gate) a group unsure.\n");
 }
 
@@ -124,7 +127,7 @@ static int gate(ab_console *c, const opcost_result *rows, size_t n,
     int slower = slower_points > 0, unsure = 0;
     opcost_gate_row *out = calloc(ng ? ng : 1, sizeof *out);
     for (size_t k = 0; k < ng; ++k) {
-        slower |= g[k].verdict == OPCOST_VERDICT_SLOWER;
+        slower |= g[k].verdict == OPCOST_VERDICT_SLOWER || g[k].broken;
         unsure |= g[k].verdict == OPCOST_VERDICT_UNSURE ||
                   g[k].verdict == OPCOST_VERDICT_NONE;
         if (out)
@@ -133,7 +136,8 @@ static int gate(ab_console *c, const opcost_result *rows, size_t n,
                                        side_expected(rows, n, g[k].key, "new"),
                                        g[k].ratio.ratio,
                                        g[k].p_holm,
-                                       g[k].verdict == OPCOST_VERDICT_SLOWER};
+                                       g[k].verdict == OPCOST_VERDICT_SLOWER ||
+                                           g[k].broken > 0};
     }
     int rc = slower ? 1 : unsure && c->gate ? 3 : 0;
     char err[1024];
@@ -196,8 +200,35 @@ static void on_finished(void *ctx, const opcost_result *rows, size_t n,
     ab_console *c = ctx;
     const opcost_ab_counts k =
         opcost_ab_report(stdout, rows, n, c->threshold, c->alpha);
-    c->rc = gate(c, rows, n, (int)k.slower);
+    /* a row the new build broke counts as a slower one */
+    c->rc = gate(c, rows, n, (int)(k.slower + k.broken));
     printf("\n%zu rows written to %s (%.1f s)\n", n, out_path, seconds);
+}
+
+/* --gates-out is neither --out, its sidecar nor a shape file the run
+ * reads (it would append 13-field rows to a results CSV). */
+static int gates_not_input(const opcost_plan *plan, const char *gates_out,
+                           char *err, size_t len)
+{
+    char side[4096] = "";
+    if (plan->out &&
+        opcost_samples_path(plan->out, side, sizeof side, err, len))
+        side[0] = '\0';
+    const char *paths[2 + OPCOST_MAX_SHAPE_SETS] = {plan->out,
+                                                    side[0] ? side : NULL};
+    const char *names[2 + OPCOST_MAX_SHAPE_SETS] = {"--out", "--out's sidecar"};
+    int n = 2;
+    char shape[OPCOST_MAX_SHAPE_SETS][4096];
+    for (int i = 0; i < plan->nshapes && i < OPCOST_MAX_SHAPE_SETS; ++i) {
+        char e[512];
+        if (opcost_shape_set_resolve(plan->shapes[i], plan->shapes_dir,
+                                     shape[i], sizeof shape[i], e, sizeof e))
+            continue;
+        paths[n] = shape[i];
+        names[n++] = "a --shapes file";
+    }
+    return opcost_output_not_input("--gates-out", gates_out, paths, names, n,
+                                   err, len);
 }
 
 int opcost_ab_main(int argc, char **argv)
@@ -284,7 +315,8 @@ int opcost_ab_main(int argc, char **argv)
         }
     }
     if (gates_out &&
-        opcost_output_path_check("--gates-out", gates_out, err, sizeof err)) {
+        (opcost_output_path_check("--gates-out", gates_out, err, sizeof err) ||
+         gates_not_input(&plan, gates_out, err, sizeof err))) {
         fprintf(stderr, "opcost ab: %s\n", err);
         return 2;
     }

@@ -319,7 +319,10 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->threads = cpus > 0 ? (int)cpus : 1;
     cfg->shapes_dir = opcost_default_shapes_dir();
-    cfg->results_dir = OPCOST_SOURCE_DIR "/results";
+    /* OPCOST_RESULTS_DIR: where results/<run_id>.csv goes (the tests) */
+    const char *results = getenv("OPCOST_RESULTS_DIR");
+    cfg->results_dir =
+        results && *results ? results : OPCOST_SOURCE_DIR "/results";
     cfg->seed = 1;
     cfg->reps = 5;
     cfg->replicates = -1;

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "outpath.h"
+#include "infile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,16 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char *kind(mode_t m)
-{
-    return S_ISDIR(m)    ? "a directory"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISFIFO(m) ? "a FIFO"
-           : S_ISSOCK(m) ? "a socket"
-                         : "not a regular file";
-}
 
 int opcost_output_path_check(const char *what, const char *path, char *err,
                              size_t errlen)
@@ -30,7 +21,7 @@ int opcost_output_path_check(const char *what, const char *path, char *err,
         snprintf(err, errlen,
                  "%s: '%.900s' is %s: results are written only to regular "
                  "files or new paths",
-                 what, path, kind(st.st_mode));
+                 what, path, opcost_file_kind(st.st_mode));
         return -1;
     }
     char dir[4096];

@@ -51,8 +51,9 @@ typedef struct ab_open {
     int64_t B, N;
     double eps;
     uint64_t nsets, llc_bytes, bytes; /* bytes: the block's size */
-    /* where this side's rotation starts (warm-up included): the other
-     * side's starts half a rotation away */
+    /* where this side's rotation starts (warm-up included): 0 on both
+     * sides since protocol 1's second form (half a rotation apart before;
+     * the coordinator names every sample's set) */
     uint64_t first_set;
     char path[OPCOST_AB_MAX_MEMBERS][OPCOST_AB_NAME];
     char variant[OPCOST_AB_MAX_MEMBERS][OPCOST_AB_NAME];
@@ -74,9 +75,10 @@ typedef struct ab_open_reply {
     ab_member_state m[OPCOST_AB_MAX_MEMBERS];
 } ab_open_reply;
 
-/* One sample of batch calls starting at input set `set` (the coordinator
- * keeps a pair's two sides half a rotation apart: neither reads what the
- * other just brought into the cache). */
+/* One sample of batch calls starting at input set `set`: a pair's two
+ * sides take the same sets one after the other, the coordinator flushing
+ * them out of the caches before each (neither reads what the other just
+ * brought in). */
 typedef struct ab_sample {
     uint32_t kind;
     int32_t member, batch;

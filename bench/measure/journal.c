@@ -91,10 +91,24 @@ int opcost_journal_open(opcost_journal **out, const char *out_path, char *err,
     }
     char e[512] = "";
     for (int k = 0; k < 2; ++k) {
-        snprintf(journal_path[k], sizeof journal_path[k], "%.4095s.journal.%ld",
-                 final_path[k], (long)getpid());
-        journal_fd[k] = open(journal_path[k],
-                             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        /* a name of its own: O_EXCL|O_NOFOLLOW never opens a file or link
+         * that was there (planted for the next pid, or a crashed run's),
+         * and another name is tried instead */
+        journal_fd[k] = -1;
+        for (int again = 0; again < 100 && journal_fd[k] < 0; ++again) {
+            if (again)
+                snprintf(journal_path[k], sizeof journal_path[k],
+                         "%.4095s.journal.%ld.%d", final_path[k],
+                         (long)getpid(), again);
+            else
+                snprintf(journal_path[k], sizeof journal_path[k],
+                         "%.4095s.journal.%ld", final_path[k], (long)getpid());
+            journal_fd[k] = open(
+                journal_path[k],
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+            if (journal_fd[k] < 0 && errno != EEXIST && errno != ELOOP)
+                break;
+        }
         j->f[k] = journal_fd[k] < 0 ? NULL : fdopen(journal_fd[k], "w");
         if (!j->f[k]) {
             snprintf(err, errlen, "journal: cannot create %s: %s",
@@ -104,7 +118,8 @@ int opcost_journal_open(opcost_journal **out, const char *out_path, char *err,
                     fclose(j->f[m]);
                 else if (journal_fd[m] >= 0)
                     close(journal_fd[m]);
-                unlink(journal_path[m]);
+                if (journal_fd[m] >= 0) /* only a file it created */
+                    unlink(journal_path[m]);
             }
             free(j);
             return -1;
@@ -172,4 +187,36 @@ void opcost_journal_close(opcost_journal *j)
     }
     block(j, SIG_UNBLOCK); /* a held signal now only counts */
     free(j);
+}
+
+int opcost_journal_keep(opcost_journal *j, char *csv, size_t len)
+{
+    int rc = j->failed ? -1 : 0;
+    for (int k = 0; k < 2; ++k)
+        if (fflush(j->f[k]) || fsync(fileno(j->f[k])))
+            rc = -1;
+    /* <out stem>.unsaved-<pid>.csv and its sidecar's name: a pair that
+     * opcost check and compare read; renamed, so it needs no space */
+    char side[4200];
+    const size_t n = strlen(final_path[0]);
+    const int csv_ext = n >= 4 && !strcmp(final_path[0] + n - 4, ".csv");
+    snprintf(csv, len, "%.*s.unsaved-%ld.csv", (int)(csv_ext ? n - 4 : n),
+             final_path[0], (long)getpid());
+    char e[256];
+    if (rc == 0 && opcost_samples_path(csv, side, sizeof side, e, sizeof e))
+        rc = -1;
+    if (rc == 0 && (link(journal_path[1], side) || link(journal_path[0], csv)))
+        rc = -1;
+    for (int k = 0; k < 2; ++k)
+        fclose(j->f[k]);
+    if (rc == 0) {
+        unlink(journal_path[0]);
+        unlink(journal_path[1]);
+    } else {
+        unlink(side);
+        snprintf(csv, len, "%s", journal_path[0]);
+    }
+    block(j, SIG_UNBLOCK);
+    free(j);
+    return rc;
 }

@@ -47,4 +47,12 @@ void opcost_journal_hold(opcost_journal *j);
 /* Removes the journal and lets held signals in (now only counted). */
 void opcost_journal_close(opcost_journal *j);
 
+/* When the results could not be written (a full disk): keeps every row
+ * and sample the journal holds as a pair beside the results path,
+ * <stem>.unsaved-<pid>.csv and its sidecar (hard links, so no space is
+ * needed), their CSV's name in csv, and lets held signals in. 0, or -1
+ * when the journal itself had failed or could not be linked: then the
+ * journal files stay as they are, csv naming the rows' one. */
+int opcost_journal_keep(opcost_journal *j, char *csv, size_t len);
+
 #endif

@@ -6,6 +6,7 @@
 #include "journal.h"
 #include "nvml_clock.h"
 #include "nvtx_ranges.h"
+#include "outfile.h"
 #include "outpath.h"
 #include "point.h"
 #include "results_csv.h"
@@ -14,11 +15,13 @@
 #include "timer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef OPCOST_SOURCE_DIR
@@ -102,6 +105,16 @@ static int load_cases(const opcost_plan *cfg, const run_device *dev,
             snprintf(err, len, "--shapes: %s", e);
             return -1;
         }
+        /* the same set twice would count its rows and weights twice */
+        for (int k = 0; k < i; ++k)
+            if (!strcmp(cl->sets[k].name, cl->sets[i].name)) {
+                snprintf(err, len,
+                         "--shapes: '%s' is given twice (shape set %s): each "
+                         "set may be named once",
+                         cfg->shapes[i], cl->sets[i].name);
+                cl->nsets = i + 1;
+                return -1;
+            }
         cl->nsets = i + 1;
         total += cl->sets[i].count;
     }
@@ -400,6 +413,7 @@ typedef struct run_state {
     opcost_hostinfo host;
     case_list cl;
     char out_path[4096];
+    char claim[4200]; /* the default name's claim, removed at the end */
     opcost_ceiling ceiling;
     probe_range probes;
     opcost_journal *journal;
@@ -407,6 +421,62 @@ typedef struct run_state {
     point_context ctx;
     int64_t start;
 } run_state;
+
+/* The default results name, results/<run_id><suffix>.csv, claimed: two
+ * runs started in the same second had the same run_id, and the second
+ * to finish replaced the first's results. A run takes the name only
+ * when no results file has it and it could create the claim
+ * results/.<name>.claim exclusively; else its run_id gets "-2", "-3",
+ * ... (the claim is removed when the run ends). */
+static void claim_run_id(run_state *st)
+{
+    const opcost_plan *cfg = st->cfg;
+    char base[sizeof st->host.run_id];
+    snprintf(base, sizeof base, "%s", st->host.run_id);
+    for (int k = 1; k < 1000; ++k) {
+        if (k > 1)
+            snprintf(st->host.run_id, sizeof st->host.run_id, "%.56s-%d", base,
+                     k);
+        snprintf(st->out_path, sizeof st->out_path, "%s/%s%s.csv",
+                 cfg->results_dir, st->host.run_id, st->measurer.suffix);
+        snprintf(st->claim, sizeof st->claim, "%s/.%s%s.claim",
+                 cfg->results_dir, st->host.run_id, st->measurer.suffix);
+        struct stat sb;
+        if (lstat(st->out_path, &sb) == 0)
+            continue;
+        const int fd =
+            open(st->claim,
+                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            close(fd);
+            return;
+        }
+        if (errno != EEXIST && errno != ELOOP)
+            break; /* an unwritable results/: the destination check says */
+    }
+    st->claim[0] = '\0';
+}
+
+/* The results file and its sidecar are none of the shape files the run
+ * reads (run --out good.csv --shapes good.csv replaced the shapes with
+ * results). */
+static int out_not_shapes(const opcost_plan *cfg, const char *what,
+                          const char *out, const char *side, char *err,
+                          size_t len)
+{
+    for (int i = 0; i < cfg->nshapes; ++i) {
+        char path[4096], e[1024];
+        if (opcost_shape_set_resolve(cfg->shapes[i], cfg->shapes_dir, path,
+                                     sizeof path, e, sizeof e))
+            continue; /* load_cases said why already */
+        const char *paths[] = {path};
+        const char *names[] = {"a --shapes file"};
+        if (opcost_output_not_input(what, out, paths, names, 1, err, len) ||
+            opcost_output_not_input(what, side, paths, names, 1, err, len))
+            return -1;
+    }
+    return 0;
+}
 
 /* Phase 1: the host, the points, a destination that can be written, the
  * ceilings, the journal. 0, or the exit status with the reason said. */
@@ -433,15 +503,15 @@ static int open_run(run_state *st)
     if (cfg->out)
         snprintf(st->out_path, sizeof st->out_path, "%s", cfg->out);
     else
-        snprintf(st->out_path, sizeof st->out_path, "%s/%s%s.csv",
-                 cfg->results_dir, st->host.run_id, st->measurer.suffix);
+        claim_run_id(st);
     /* Refuse an unwritable destination now, not after the run: the
      * results file and its sidecar, regular files or new names only. */
     char side[4096];
     const char *what = cfg->out ? "--out" : "the results file";
     if (opcost_samples_path(st->out_path, side, sizeof side, err, sizeof err) ||
         opcost_output_path_check(what, st->out_path, err, sizeof err) ||
-        opcost_output_path_check(what, side, err, sizeof err)) {
+        opcost_output_path_check(what, side, err, sizeof err) ||
+        out_not_shapes(cfg, what, st->out_path, side, err, sizeof err)) {
         say(h, 1, "%s", err);
         return 2;
     }
@@ -551,25 +621,44 @@ static int write_run(run_state *st, int rc)
     const opcost_run_hooks *h = st->hooks;
     char err[2048];
     opcost_journal_hold(st->journal);
-    if (opcost_results_write(st->out_path, out->rows, out->nrows, err,
-                             sizeof err)) {
+    /* the CSV and its sidecar as one pair (a full disk leaves the files at
+     * --out as they were); failing that, the pair in /tmp; failing that,
+     * the journal, which holds every measured row and sample, kept */
+    int written = opcost_run_files_write(st->out_path, out->rows, out->nrows,
+                                         out->samples, out->nsamples, err,
+                                         sizeof err) == 0;
+    if (!written) {
         say(h, 1, "%s", err);
-        snprintf(st->out_path, sizeof st->out_path, "/tmp/opcost-%s.csv",
+        rc = 1;
+        char fallback[4096];
+        snprintf(fallback, sizeof fallback, "/tmp/opcost-%s.csv",
                  st->host.run_id);
-        say(h, 1, "writing %s instead", st->out_path);
-        rc = 1;
-        if (opcost_results_write(st->out_path, out->rows, out->nrows, err,
-                                 sizeof err))
+        written = opcost_run_files_write(fallback, out->rows, out->nrows,
+                                         out->samples, out->nsamples, err,
+                                         sizeof err) == 0;
+        if (written) {
+            snprintf(st->out_path, sizeof st->out_path, "%s", fallback);
+            say(h, 1, "wrote %s and its sidecar instead", fallback);
+        } else {
             say(h, 1, "%s", err);
+        }
     }
-    if (opcost_samples_write(st->out_path, out->rows, out->nrows, out->samples,
-                             out->nsamples, err, sizeof err)) {
-        say(h, 1, "raw samples: %s", err);
-        rc = 1;
+    if (written) {
+        opcost_journal_close(st->journal);
+    } else {
+        char kept[4300];
+        if (opcost_journal_keep(st->journal, kept, sizeof kept) == 0)
+            say(h, 1,
+                "the measured rows and samples are kept in %s and its "
+                "sidecar (as each point finished: without the run's "
+                "settling)",
+                kept);
+        else
+            say(h, 1, "the measured rows and samples are kept in %s and %s",
+                kept, "the journal of its sidecar");
     }
-    opcost_journal_close(st->journal);
     st->journal = NULL;
-    if ((rc == 0 || out->nrows) && h && h->finished)
+    if (written && h && h->finished)
         h->finished(h->ctx, out->rows, out->nrows, st->out_path,
                     opcost_seconds_since(st->start));
     return rc;
@@ -603,6 +692,8 @@ int opcost_pipeline_run(const opcost_plan *cfg, run_device *dev,
         settle_rows(st, rc == 0);
         rc = write_run(st, rc) || opcost_interrupted();
     }
+    if (st->claim[0])
+        unlink(st->claim);
     free(st->out.rows);
     free(st->out.samples);
     free_cases(&st->cl);

@@ -7,6 +7,8 @@
  * statistics recomputed from the sidecar match; integers exactly. */
 #define _POSIX_C_SOURCE 200809L
 #include "results_csv.h"
+#include "infile.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *opcost_attribution_source_name(opcost_attribution_source s)
@@ -314,6 +317,18 @@ static int check_row(const opcost_result *r, size_t *bad, char *msg, size_t len)
     }
     if (check_names(r, bad, msg, len))
         return -1;
+    /* freq weighs the row in every expected cost: a finite number > 0, as
+     * the shape files require (a freq of -1 made a gate's regression), or
+     * empty (a row of no distribution) */
+    char *end;
+    const double freq = strtod(r->freq, &end);
+    if (r->freq[0] &&
+        (end == r->freq || *end || !isfinite(freq) || !(freq > 0))) {
+        *bad = column_index("freq");
+        snprintf(msg, len, "freq: \"%.64s\" must be a finite number > 0",
+                 r->freq);
+        return -1;
+    }
     if (r->status == OPCOST_STATUS_OK) {
         if (isnan(r->median_us) || isnan(r->min_us)) {
             *bad = column_index(isnan(r->median_us) ? "median_us" : "min_us");
@@ -324,6 +339,14 @@ static int check_row(const opcost_result *r, size_t *bad, char *msg, size_t len)
         if (r->n_samples == OPCOST_INT_NA || r->n_samples < 1) {
             *bad = column_index("n_samples");
             snprintf(msg, len, "n_samples: must be >= 1 when status is ok");
+            return -1;
+        }
+        if (!(r->median_us > 0)) {
+            *bad = column_index("median_us");
+            snprintf(msg, len,
+                     "median_us: %g must be > 0 when status is ok (a call "
+                     "takes time)",
+                     r->median_us);
             return -1;
         }
     }
@@ -381,116 +404,19 @@ static void leave_c_numeric(numeric_scope s)
         uselocale(s.old);
 }
 
-/* ---- Atomic file: <path>.tmp.<pid>, fsync, rename. */
-typedef struct atomic_file {
-    FILE *f;
-    char *path;
-    char *tmp;
-} atomic_file;
-
-static void atomic_abort(atomic_file *a)
+int opcost_is_results_csv(const char *path)
 {
-    if (a->f)
-        fclose(a->f);
-    if (a->tmp)
-        unlink(a->tmp);
-    free(a->path);
-    free(a->tmp);
-    memset(a, 0, sizeof *a);
-}
-
-static int atomic_open(atomic_file *a, const char *path, char *err,
-                       size_t errlen)
-{
-    memset(a, 0, sizeof *a);
-    if (!path || !path[0]) {
-        snprintf(err, errlen, "path: must be a non-empty file name");
-        return -1;
-    }
-    const size_t len = strlen(path) + 32;
-    a->path = malloc(strlen(path) + 1);
-    char *tmp = malloc(len);
-    if (!a->path || !tmp) {
-        free(tmp);
-        atomic_abort(a);
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    strcpy(a->path, path);
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    /* O_EXCL: never truncate a file this process did not create. */
-    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create temp file %s: %s", path, tmp,
-                 strerror(errno));
-        free(tmp);
-        atomic_abort(a);
-        return -1;
-    }
-    a->tmp = tmp;
-    a->f = fdopen(fd, "w");
-    if (!a->f) {
-        snprintf(err, errlen, "%s: cannot open stream on %s: %s", path, tmp,
-                 strerror(errno));
-        close(fd);
-        atomic_abort(a);
-        return -1;
-    }
-    return 0;
-}
-
-/* Best effort: makes the rename itself durable. */
-static void sync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[4096];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s",
-                 (int)(slash == path ? 1 : slash - path), path);
-    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
-static int atomic_commit(atomic_file *a, char *err, size_t errlen)
-{
-    errno = 0;
-    const char *step = NULL;
-    if (ferror(a->f))
-        step = "write";
-    else if (fflush(a->f) != 0)
-        step = "flush";
-    else if (fsync(fileno(a->f)) != 0)
-        step = "fsync";
-    if (step) {
-        snprintf(err, errlen, "%s: cannot %s temp file %s: %s", a->path, step,
-                 a->tmp, errno ? strerror(errno) : "I/O error");
-        atomic_abort(a);
-        return -1;
-    }
-    FILE *f = a->f;
-    a->f = NULL;
-    if (fclose(f) != 0) {
-        snprintf(err, errlen, "%s: cannot close temp file %s: %s", a->path,
-                 a->tmp, strerror(errno));
-        atomic_abort(a);
-        return -1;
-    }
-    if (rename(a->tmp, a->path) != 0) {
-        snprintf(err, errlen, "%s: cannot rename %s over it: %s", a->path,
-                 a->tmp, strerror(errno));
-        atomic_abort(a);
-        return -1;
-    }
-    sync_parent_dir(a->path);
-    free(a->tmp);
-    a->tmp = NULL;
-    atomic_abort(a); /* frees; nothing left to unlink */
-    return 0;
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    char head[16] = "";
+    ssize_t n = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        n = read(fd, head, sizeof head - 1);
+    close(fd);
+    head[n > 0 ? n : 0] = '\0';
+    return !strncmp(head, "schema_version,", 15);
 }
 
 /* ---- Writing. */
@@ -566,11 +492,11 @@ int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
         if (opcost_result_check(&rows[i], where, err, errlen))
             return -1;
     }
-    atomic_file a;
-    if (atomic_open(&a, path, err, errlen))
+    opcost_outfile o;
+    if (opcost_outfile_open(&o, "results", path, err, errlen))
         return -1;
-    print_rows(a.f, rows, n, 1);
-    return atomic_commit(&a, err, errlen);
+    print_rows(o.f, rows, n, 1);
+    return opcost_outfile_commit(&o, err, errlen);
 }
 
 int opcost_results_fprint(FILE *f, const opcost_result *rows, size_t n,
@@ -758,36 +684,8 @@ static int load_file(reader *r, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "path: must be a non-empty file name");
         return -1;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = 0;
-    for (;;) {
-        if (r->len == cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *p = realloc(r->buf, cap);
-            if (!p) {
-                fclose(f);
-                return oom(r);
-            }
-            r->buf = p;
-        }
-        const size_t got = fread(r->buf + r->len, 1, cap - r->len, f);
-        r->len += got;
-        if (got == 0)
-            break;
-    }
-    const int bad = ferror(f);
-    const int saved = errno;
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s: cannot read: %s", path,
-                 strerror(saved ? saved : EIO));
-        return -1;
-    }
-    return 0;
+    return opcost_read_file(path, OPCOST_READ_MAX, &r->buf, &r->len, err,
+                            errlen);
 }
 
 static void reader_free(reader *r)
@@ -1117,7 +1015,7 @@ static void print_samples_header(FILE *f)
 }
 
 struct opcost_samples_writer {
-    atomic_file file;
+    opcost_outfile file;
 };
 
 int opcost_samples_open(opcost_samples_writer **w, const char *csv_path,
@@ -1132,7 +1030,7 @@ int opcost_samples_open(opcost_samples_writer **w, const char *csv_path,
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    if (atomic_open(&s->file, path, err, errlen)) {
+    if (opcost_outfile_open(&s->file, "samples", path, err, errlen)) {
         free(s);
         return -1;
     }
@@ -1224,7 +1122,7 @@ int opcost_samples_commit(opcost_samples_writer *w, char *err, size_t errlen)
         snprintf(err, errlen, "w: NULL (did opcost_samples_open fail?)");
         return -1;
     }
-    const int rc = atomic_commit(&w->file, err, errlen);
+    const int rc = opcost_outfile_commit(&w->file, err, errlen);
     free(w);
     return rc;
 }
@@ -1233,13 +1131,14 @@ void opcost_samples_abort(opcost_samples_writer *w)
 {
     if (!w)
         return;
-    atomic_abort(&w->file);
+    opcost_outfile_abort(&w->file);
     free(w);
 }
 
-int opcost_samples_write(const char *csv_path, const opcost_result *rows,
-                         size_t nrows, const opcost_sample *samples, size_t n,
-                         char *err, size_t errlen)
+/* The checks of opcost_samples_write's arguments. */
+static int samples_check(const opcost_result *rows, size_t nrows,
+                         const opcost_sample *samples, size_t n, char *err,
+                         size_t errlen)
 {
     if ((n && !samples) || (nrows && !rows)) {
         snprintf(err, errlen, "%s: NULL with a non-zero count",
@@ -1255,9 +1154,14 @@ int opcost_samples_write(const char *csv_path, const opcost_result *rows,
             return -1;
         }
     }
-    opcost_samples_writer *w;
-    if (opcost_samples_open(&w, csv_path, err, errlen))
-        return -1;
+    return 0;
+}
+
+/* Every sample into an open writer; on failure the writer is aborted. */
+static int samples_fill(opcost_samples_writer *w, const opcost_result *rows,
+                        const opcost_sample *samples, size_t n, char *err,
+                        size_t errlen)
+{
     for (size_t i = 0; i < n; ++i) {
         const opcost_sample *s = &samples[i];
         if (opcost_samples_add(w, &rows[s->point], s, err, errlen)) {
@@ -1268,7 +1172,73 @@ int opcost_samples_write(const char *csv_path, const opcost_result *rows,
             return -1;
         }
     }
+    return 0;
+}
+
+int opcost_samples_write(const char *csv_path, const opcost_result *rows,
+                         size_t nrows, const opcost_sample *samples, size_t n,
+                         char *err, size_t errlen)
+{
+    opcost_samples_writer *w;
+    if (samples_check(rows, nrows, samples, n, err, errlen) ||
+        opcost_samples_open(&w, csv_path, err, errlen) ||
+        samples_fill(w, rows, samples, n, err, errlen))
+        return -1;
     return opcost_samples_commit(w, err, errlen);
+}
+
+int opcost_run_files_write(const char *path, const opcost_result *rows,
+                           size_t nrows, const opcost_sample *samples,
+                           size_t nsamples, char *err, size_t errlen)
+{
+    if (!path || !path[0]) {
+        snprintf(err, errlen, "path: must be a non-empty file name");
+        return -1;
+    }
+    if (nrows && !rows) {
+        snprintf(err, errlen, "rows: NULL with n = %zu", nrows);
+        return -1;
+    }
+    if (samples_check(rows, nrows, samples, nsamples, err, errlen))
+        return -1;
+    for (size_t i = 0; i < nrows; ++i) {
+        char where[64];
+        snprintf(where, sizeof where, "rows[%zu]", i);
+        if (opcost_result_check(&rows[i], where, err, errlen))
+            return -1;
+    }
+    opcost_outfile csv;
+    opcost_samples_writer *side;
+    if (opcost_outfile_open(&csv, "results", path, err, errlen))
+        return -1;
+    print_rows(csv.f, rows, nrows, 1);
+    if (opcost_samples_open(&side, path, err, errlen)) {
+        opcost_outfile_abort(&csv);
+        return -1;
+    }
+    if (samples_fill(side, rows, samples, nsamples, err, errlen)) {
+        opcost_outfile_abort(&csv);
+        return -1;
+    }
+    /* both whole on disk before either is put in place: a full disk
+     * leaves the files at path as they were, a pair */
+    if (opcost_outfile_finish(&side->file, err, errlen)) {
+        opcost_samples_abort(side);
+        opcost_outfile_abort(&csv);
+        return -1;
+    }
+    if (opcost_outfile_finish(&csv, err, errlen)) {
+        opcost_samples_abort(side);
+        return -1;
+    }
+    /* the sidecar first: the CSV never names samples not in place */
+    const int rc = opcost_outfile_rename(&side->file, err, errlen) ||
+                           opcost_outfile_rename(&csv, err, errlen)
+                       ? -1
+                       : 0;
+    opcost_outfile_abort(&csv);
+    opcost_samples_abort(side);
+    return rc;
 }
 
 static int sample_int(reader *r, size_t i, int64_t *v)
@@ -1331,6 +1301,62 @@ static int parse_one_sample(reader *r, void *elem, const void *ctx)
     return parse_sample(r, c->rows, c->nrows, c->version == 1, elem);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* From schema 4 on, an ok row's median_us is the median of its samples
+ * (every sample of the row pooled): a median_us that contradicts them
+ * (edited, or another run's) is refused, beyond the rounding of the
+ * CSV's six significant digits. count[p]: row p's samples. */
+static int medians_match(const char *path, const opcost_result *rows,
+                         size_t nrows, const opcost_sample *s, size_t n,
+                         const int64_t *count, char *err, size_t errlen)
+{
+    size_t *at = malloc((nrows + 1) * sizeof *at);
+    double *us = malloc((n ? n : 1) * sizeof *us);
+    if (!at || !us) {
+        free(at);
+        free(us);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    at[0] = 0;
+    for (size_t p = 0; p < nrows; ++p)
+        at[p + 1] = at[p] + (size_t)count[p];
+    size_t *fill = malloc((nrows ? nrows : 1) * sizeof *fill);
+    int rc = fill ? 0 : -1;
+    if (fill) {
+        memcpy(fill, at, nrows * sizeof *fill);
+        for (size_t i = 0; i < n; ++i)
+            us[fill[s[i].point]++] = s[i].us;
+    } else {
+        snprintf(err, errlen, "%s: out of memory", path);
+    }
+    for (size_t p = 0; p < nrows && rc == 0; ++p) {
+        const opcost_result *r = &rows[p];
+        const size_t k = at[p + 1] - at[p];
+        if (r->schema_version < 4 || r->status != OPCOST_STATUS_OK || !k)
+            continue;
+        double *v = us + at[p];
+        qsort(v, k, sizeof *v, cmp_double);
+        const double m = k % 2 ? v[k / 2] : 0.5 * v[k / 2 - 1] + 0.5 * v[k / 2];
+        if (!(fabs(r->median_us - m) <= 1e-5 * m + 1e-9)) {
+            snprintf(err, errlen,
+                     "%s: point %zu (row %zu of the main CSV): median_us %g "
+                     "contradicts its %zu samples, whose median is %g",
+                     path, p, p + 2, r->median_us, k, m);
+            rc = -1;
+        }
+    }
+    free(fill);
+    free(at);
+    free(us);
+    return rc;
+}
+
 /* A sidecar that parses may still not be the rows' (truncated at a line,
  * or another run's): each row's samples must number its n_samples (where
  * set) and lie in its repetitions. */
@@ -1367,6 +1393,8 @@ static int samples_match_rows(const char *path, const opcost_result *rows,
             rc = -1;
         }
     }
+    if (rc == 0)
+        rc = medians_match(path, rows, nrows, s, n, count, err, errlen);
     free(count);
     return rc;
 }

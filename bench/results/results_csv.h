@@ -77,6 +77,12 @@ int opcost_results_check_file(const char *path, char *err, size_t errlen);
  * the row in the main CSV; run_id, path and variant repeat that row's
  * (opcost_sample: row.h). */
 
+/* Whether path is a regular file that starts with the results header
+ * ("schema_version,"): what the history directory holds beside other
+ * CSVs (gates.csv, compare's verdicts). A FIFO or device is not one, and
+ * is not opened in a way that waits. */
+int opcost_is_results_csv(const char *path);
+
 /* The sidecar's path for a main CSV path, which must end in ".csv". */
 int opcost_samples_path(const char *csv_path, char *buf, size_t len, char *err,
                         size_t errlen);
@@ -101,6 +107,14 @@ int opcost_samples_fprint(FILE *f, const opcost_result *rows, size_t nrows,
 int opcost_samples_write(const char *csv_path, const opcost_result *rows,
                          size_t nrows, const opcost_sample *samples, size_t n,
                          char *err, size_t errlen);
+
+/* A run's results CSV at path and its samples sidecar as one: both written
+ * in full to temporaries (opcost_outfile), then the sidecar put in place,
+ * then the CSV. A failure before that (a full disk, a bad row) leaves both
+ * files at path as they were, a pair; err says which file and why. */
+int opcost_run_files_write(const char *path, const opcost_result *rows,
+                           size_t nrows, const opcost_sample *samples,
+                           size_t nsamples, char *err, size_t errlen);
 
 /* Reads the sidecar of csv_path. With rows non-NULL, each line's point
  * must index rows[0..nrows-1] and its run_id, path and variant must match

@@ -3,6 +3,7 @@
  * model and the binning rules are stated in derive.h. */
 #include "derive.h"
 #include "errorf.h"
+#include "outfile.h"
 
 #include "shape_file.h"
 
@@ -460,31 +461,18 @@ static void write_model_file(FILE *f, const model *m, const trace_source *t,
                         opcost_layout_name(file_layouts[k]), d->bins[i].freq);
 }
 
-/* Writes path through a temporary file, so a failed run leaves the old
- * file whole. */
+/* Writes path through the one output file (outfile.h): a fresh
+ * temporary beside it, renamed over it; a failed run leaves the old file
+ * whole, and a link planted at the path is replaced, never written
+ * through. */
 static int write_file(const char *path, const model *m, const trace_source *t,
                       const derivation *d, char *err, size_t errlen)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return opcost_errorf(err, errlen, "%s: path too long", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return opcost_errorf(err, errlen, "%s: cannot create: %s", tmp,
-                             strerror(errno));
-    write_model_file(f, m, t, d);
-    const int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return opcost_errorf(err, errlen, "%s: write failed", tmp);
-    }
-    if (rename(tmp, path) != 0) {
-        const int e = errno;
-        remove(tmp);
-        return opcost_errorf(err, errlen, "%s: cannot rename to %s: %s", tmp,
-                             path, strerror(e));
-    }
-    return 0;
+    opcost_outfile o;
+    if (opcost_outfile_open(&o, "--out-dir", path, err, errlen))
+        return -1;
+    write_model_file(o.f, m, t, d);
+    return opcost_outfile_commit(&o, err, errlen);
 }
 
 /* ---- command line ---------------------------------------------------- */
@@ -659,7 +647,7 @@ static int cmd_derive(int argc, char **argv)
     char err[1024];
     if (derive_trace(argv[optind], &p, (int)bins, &d, err, sizeof err) != 0) {
         fprintf(stderr, PROG " derive: %s\n", err);
-        return 1;
+        return 2; /* the trace is bad input */
     }
     printf("# Rows per call derived from %s by `" PROG " derive`.\n",
            argv[optind]);
@@ -698,7 +686,7 @@ static int cmd_generate(int argc, char **argv)
         snprintf(path, sizeof path, "%s/%s", traces_dir, traces[t].file);
         if (derive_trace(path, &p, OPCOST_DEFAULT_BINS, &d, err, sizeof err)) {
             fprintf(stderr, PROG " generate: %s\n", err);
-            return 1;
+            return 2; /* the trace is bad input */
         }
         for (size_t m = 0; m < COUNT(models); ++m) {
             snprintf(path, sizeof path, "%s/%s-%s.csv", out_dir, models[m].name,

@@ -3,6 +3,7 @@
 
 #include "shape_file.h"
 #include "errorf.h"
+#include "infile.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -29,34 +30,10 @@ int opcost_text_open(opcost_text *text, const char *path, char *err,
                      size_t errlen)
 {
     memset(text, 0, sizeof *text);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return opcost_errorf(err, errlen, "%s: cannot open: %s", path,
-                             strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *data = malloc(cap);
-    while (data) {
-        len += fread(data + len, 1, cap - 1 - len, f);
-        if (len < cap - 1)
-            break;
-        char *grown = realloc(data, cap * 2);
-        if (!grown)
-            free(data);
-        data = grown;
-        cap *= 2;
-    }
-    const int read_error = ferror(f);
-    const int read_errno = errno;
-    fclose(f);
-    if (!data)
-        return opcost_errorf(err, errlen, "%s: out of memory reading the file",
-                             path);
-    if (read_error) {
-        free(data);
-        return opcost_errorf(err, errlen, "%s: cannot read: %s", path,
-                             strerror(read_errno));
-    }
-    data[len] = '\0';
+    char *data;
+    size_t len;
+    if (opcost_read_file(path, OPCOST_READ_MAX, &data, &len, err, errlen))
+        return -1;
     const char *nul = memchr(data, '\0', len);
     if (nul) {
         int line = 1;

@@ -40,7 +40,9 @@ int main(void)
                  "fused_add_rms_norm,64,1024,float32,contiguous,1\n"
                  "fused_add_rms_norm,64,1024,float32,transposed,1\n",
                  shapes, sizeof shapes);
-    snprintf(out, sizeof out, "%s/attribution.csv",
+    /* not the shape file's name: the run's output may not be its input
+     * (it used to be, and replaced the shapes with the results) */
+    snprintf(out, sizeof out, "%s/attribution-run.csv",
              c_tempdir("test_attribution_paths"));
     char *argv[] = {
         "run", "--shapes", shapes, "--paths",

@@ -4,6 +4,7 @@
  * outputs that cannot be written, freq 1e308); time linear in the rows;
  * and the statistics behind it against known values. */
 #define _DEFAULT_SOURCE /* dup, fileno, mkfifo, mknod */
+#include "ab_report.h"
 #include "c_samples.h"
 #include "c_tempdir.h"
 #include "compare.h"
@@ -26,6 +27,32 @@
  * +-row_noise/2 (the run's state for that row); deterministic. */
 /* Samples per repetition of the runs made below. */
 static int samples_per_rep = 20;
+
+static int cmp_us(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each row's median_us (and min_us) from its samples, as a run writes
+ * them: the reader refuses a median that contradicts its sidecar. */
+static void set_medians(opcost_result *r, size_t nrows, const opcost_sample *s,
+                        size_t ns)
+{
+    double *v = malloc((ns ? ns : 1) * sizeof *v);
+    for (size_t i = 0; v && i < nrows; ++i) {
+        size_t k = 0;
+        for (size_t j = 0; j < ns; ++j)
+            if (s[j].point == (int64_t)i)
+                v[k++] = s[j].us;
+        if (!k)
+            continue;
+        qsort(v, k, sizeof *v, cmp_us);
+        r[i].median_us = k % 2 ? v[k / 2] : 0.5 * v[k / 2 - 1] + 0.5 * v[k / 2];
+        r[i].min_us = v[0];
+    }
+    free(v);
+}
 
 static void make_run_rows(const char *name, int rows, int reps, double scale,
                           double noise, double row_noise, const char *torch,
@@ -58,7 +85,6 @@ static void make_run_rows(const char *name, int rows, int reps, double scale,
         r[i].N = 4096;
         r[i].reps = reps;
         r[i].cache_state = OPCOST_CACHE_COLD;
-        double sum = 0;
         /* this run's state for this row: the same for all its reps */
         st = st * 1103515245u + 12345u;
         const double row_shift =
@@ -72,12 +98,11 @@ static void make_run_rows(const char *name, int rows, int reps, double scale,
                 const double us = 10.0 * (1 + i) * scale * row_shift *
                                   (1 + drift) * (1 + 0.02 * u);
                 s[ns++] = (opcost_sample){i, k, j, us, OPCOST_INT_NA};
-                sum += us;
             }
         }
         r[i].n_samples = reps * samples_per_rep;
-        r[i].median_us = r[i].min_us = sum / (reps * samples_per_rep);
     }
+    set_medians(r, (size_t)rows, s, ns);
     char err[512];
     C_EXPECT(opcost_results_write(path, r, (size_t)rows, err, sizeof err) == 0,
              "%s", err);
@@ -108,9 +133,13 @@ static void set_point_us(const char *path, const opcost_result *rows,
     for (size_t i = 0; i < n; ++i)
         if (s[i].point == point)
             s[i].us = us;
-    C_EXPECT(opcost_samples_write(path, rows, nrows, s, n, err, sizeof err) ==
-                 0,
+    /* the row's median with them: a file opcost check accepts */
+    opcost_result *r = malloc(nrows * sizeof *r);
+    memcpy(r, rows, nrows * sizeof *r);
+    set_medians(r, nrows, s, n);
+    C_EXPECT(opcost_run_files_write(path, r, nrows, s, n, err, sizeof err) == 0,
              "%s", err);
+    free(r);
     free(s);
 }
 
@@ -228,9 +257,9 @@ static void make_variant_run(const char *name, int points, double ratio,
                 s[ns++] = (opcost_sample){2 * i + v, k * REPS / ROUNDS,
                                           k % (ROUNDS / REPS), us,
                                           with_rounds ? k : OPCOST_INT_NA};
-                r[2 * i + v].median_us = r[2 * i + v].min_us = us;
             }
         }
+    set_medians(r, (size_t)(2 * points), s, ns);
     char err[512];
     C_EXPECT(opcost_results_write(path, r, (size_t)(2 * points), err,
                                   sizeof err) == 0,
@@ -468,6 +497,249 @@ static void summary_freq(void)
              "freq 1e308: 150 us/call, 37500 ns/token expected:\n%s", buf);
 }
 
+/* A copy of run `from` at path `name`, its rows changed by edit(rows, n)
+ * (which may drop rows from the end by lowering *n), samples of dropped or
+ * not-ok rows left out. */
+static void derive_run(const char *from, const char *name,
+                       void (*edit)(opcost_result *, size_t *), char *path,
+                       size_t len)
+{
+    snprintf(path, len, "%s/%s.csv", c_tempdir("test_compare"), name);
+    opcost_result *r = NULL;
+    opcost_sample *s = NULL;
+    size_t n = 0, ns = 0;
+    char err[1024];
+    C_EXPECT(opcost_results_read(from, &r, &n, err, sizeof err) == 0 &&
+                 opcost_samples_read(from, r, n, &s, &ns, err, sizeof err) == 0,
+             "%s", err);
+    edit(r, &n);
+    size_t k = 0;
+    for (size_t i = 0; i < ns; ++i)
+        if ((size_t)s[i].point < n && r[s[i].point].status == OPCOST_STATUS_OK)
+            s[k++] = s[i];
+    C_EXPECT(opcost_run_files_write(path, r, n, s, k, err, sizeof err) == 0,
+             "%s: %s", name, err);
+    free(r);
+    free(s);
+}
+
+static void row_wrong(opcost_result *r, size_t *n)
+{
+    (void)n;
+    r[2].status = OPCOST_STATUS_WRONG;
+    r[2].median_us = r[2].min_us = NAN;
+    r[2].n_samples = OPCOST_INT_NA;
+    snprintf(r[2].note, sizeof r[2].note, "out[0] off");
+}
+
+static void rows_none(opcost_result *r, size_t *n)
+{
+    (void)r;
+    *n = 0;
+}
+
+static void other_set(opcost_result *r, size_t *n)
+{
+    for (size_t i = 0; i < *n; ++i)
+        snprintf(r[i].distribution, sizeof r[i].distribution, "elsewhere");
+}
+
+static void hostile_name(opcost_result *r, size_t *n)
+{
+    for (size_t i = 0; i < *n; ++i)
+        snprintf(r[i].distribution, sizeof r[i].distribution,
+                 "set,with \"quotes\"");
+}
+
+/* Fields of one RFC 4180 line (quoted fields may hold commas). */
+static int csv_fields(const char *line)
+{
+    int n = 1, quoted = 0;
+    for (const char *c = line; *c && *c != '\n'; ++c) {
+        if (*c == '"')
+            quoted = !quoted;
+        else if (*c == ',' && !quoted)
+            ++n;
+    }
+    return n;
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = calloc(1, 1 << 16);
+    if (f && buf)
+        fread(buf, 1, (1 << 16) - 1, f);
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/* The gate passed (exit 0, "0 regressions") when rows of NEW were wrong
+ * or missing, when NEW had another shape set or no rows at all (issue 28,
+ * item 5); compare --csv did not quote (item 7) and wrote through a link
+ * planted at its path (item 2); outputs could be inputs (item 3). */
+static void gate_broken(const char *base, const char *same)
+{
+    const char *dir = c_tempdir("test_compare");
+    char wrong[512], none[512], other[512], onesided[512], out[8192];
+    derive_run(same, "wrong", row_wrong, wrong, sizeof wrong);
+    derive_run(same, "none", rows_none, none, sizeof none);
+    derive_run(same, "elsewhere", other_set, other, sizeof other);
+    snprintf(onesided, sizeof onesided, "%s/onesided.csv", dir);
+    char *a1[] = {"compare", "--gate", (char *)base, wrong};
+    int rc = compare_captured(a1, 4, out, sizeof out);
+    C_EXPECT(rc == 1 && strstr(out, "BROKEN") && strstr(out, "B=3") &&
+                 strstr(out, "is wrong in NEW"),
+             "a row that went wrong: rc %d\n%s", rc, out);
+    char *a2[] = {"compare", "--gate", (char *)base, onesided};
+    rc = compare_captured(a2, 4, out, sizeof out);
+    C_EXPECT(rc == 1 && strstr(out, "is missing in NEW"),
+             "rows missing from NEW: rc %d\n%s", rc, out);
+    char *a3[] = {"compare", "--gate", (char *)base, other};
+    rc = compare_captured(a3, 4, out, sizeof out);
+    C_EXPECT(rc != 0, "another shape set passed the gate:\n%s", out);
+    char *a4[] = {"compare", "--gate", (char *)base, none};
+    rc = compare_captured(a4, 4, out, sizeof out);
+    C_EXPECT(rc != 0, "a header-only NEW passed the gate:\n%s", out);
+    char *a5[] = {"compare", "--gate", none, none};
+    rc = compare_captured(a5, 4, out, sizeof out);
+    C_EXPECT(rc == 2 && strstr(out, "no group could be compared"),
+             "two header-only files: rc %d\n%s", rc, out);
+    /* gates.csv of a broken row says regression 1 */
+    char gates[512];
+    snprintf(gates, sizeof gates, "%s/gates.csv", dir);
+    remove(gates);
+    char *a6[] = {"compare", "--gate",     "--gates-out",
+                  gates,     (char *)base, wrong};
+    compare_captured(a6, 6, out, sizeof out);
+    char *g = read_all(gates);
+    C_EXPECT(g && strstr(g, ",1\n"), "gates.csv of a broken row:\n%s", g);
+    free(g);
+
+    /* --csv quotes text: a shape set named set,with "quotes" */
+    char named_a[512], named_b[512], csv[512];
+    derive_run(base, "named_a", hostile_name, named_a, sizeof named_a);
+    derive_run(same, "named_b", hostile_name, named_b, sizeof named_b);
+    snprintf(csv, sizeof csv, "%s/quoted.csv", dir);
+    char *a7[] = {"compare", "--csv", csv, named_a, named_b};
+    compare_captured(a7, 5, out, sizeof out);
+    char *text = read_all(csv);
+    int lines = 0, bad = 0;
+    for (char *l = text; l && *l;
+         l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        ++lines;
+        bad += csv_fields(l) != 21;
+    }
+    C_EXPECT(lines == 9 && !bad && strstr(text, "\"set,with \"\"quotes\"\"\""),
+             "--csv: %d lines, %d not of 21 fields:\n%s", lines, bad, text);
+    free(text);
+
+    /* --csv through a link planted at its path: the victim untouched */
+    char victim[512], planted[512];
+    snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+    snprintf(planted, sizeof planted, "%s/planted.csv", dir);
+    FILE *v = fopen(victim, "w");
+    fputs("precious\n", v);
+    fclose(v);
+    remove(planted);
+    C_CHECK(symlink(victim, planted) == 0);
+    char *a8[] = {"compare", "--csv", planted, (char *)base, (char *)same};
+    compare_captured(a8, 5, out, sizeof out);
+    char *vt = read_all(victim);
+    struct stat st;
+    C_EXPECT(vt && !strcmp(vt, "precious\n") && lstat(planted, &st) == 0 &&
+                 S_ISREG(st.st_mode),
+             "--csv wrote through a planted link: victim now '%s'", vt);
+    free(vt);
+
+    /* outputs that are inputs, or each other: exit 2, inputs untouched */
+    char side[600];
+    snprintf(side, sizeof side, "%.*s.samples.csv", (int)strlen(base) - 4,
+             base);
+    char *before = read_all(same);
+    char *o1[] = {"compare", "--csv", (char *)base, (char *)base, (char *)same};
+    char *o2[] = {"compare", "--csv", side, (char *)base, (char *)same};
+    char *o3[] = {"compare",    "--gate",     "--gates-out",
+                  (char *)same, (char *)base, (char *)same};
+    char *o4[] = {"compare",     "--gate", "--csv",      gates,
+                  "--gates-out", gates,    (char *)base, (char *)same};
+    C_EXPECT(compare_captured(o1, 5, out, sizeof out) == 2,
+             "--csv equal to BASE");
+    C_EXPECT(compare_captured(o2, 5, out, sizeof out) == 2,
+             "--csv equal to BASE's sidecar");
+    C_EXPECT(compare_captured(o3, 6, out, sizeof out) == 2,
+             "--gates-out equal to NEW");
+    C_EXPECT(compare_captured(o4, 8, out, sizeof out) == 2,
+             "--csv equal to --gates-out");
+    char *after = read_all(same);
+    C_EXPECT(before && after && !strcmp(before, after), "NEW was changed");
+    free(before);
+    free(after);
+    /* --gates-out onto a file that is no gates.csv: refused, unchanged */
+    char copy[512];
+    derive_run(same, "not_gates", row_wrong, copy, sizeof copy);
+    before = read_all(copy);
+    char *o5[] = {"compare", "--gate",     "--gates-out",
+                  copy,      (char *)base, (char *)same};
+    C_EXPECT(compare_captured(o5, 6, out, sizeof out) == 2,
+             "--gates-out onto a results CSV");
+    after = read_all(copy);
+    C_EXPECT(before && after && !strcmp(before, after),
+             "a results CSV got gate rows appended");
+    free(before);
+    free(after);
+}
+
+/* opcost ab's rows: a new row that broke (wrong where its base twin was
+ * ok) is a regression: counted, its group BROKEN (before: no ratio, the
+ * group `unsure`, exit 0 without --gate). */
+static void ab_broken(void)
+{
+    opcost_result rows[4];
+    for (int i = 0; i < 4; ++i) {
+        opcost_result *r = &rows[i];
+        opcost_result_init(r);
+        snprintf(r->run_id, sizeof r->run_id, "ab");
+        snprintf(r->timestamp_utc, sizeof r->timestamp_utc,
+                 "2026-12-03T00:00:00Z");
+        snprintf(r->distribution, sizeof r->distribution, "d");
+        snprintf(r->op, sizeof r->op, "fused_add_rms_norm");
+        snprintf(r->dtype, sizeof r->dtype, "bfloat16");
+        snprintf(r->weight_dtype, sizeof r->weight_dtype, "bfloat16");
+        snprintf(r->layout, sizeof r->layout, "contiguous");
+        snprintf(r->freq, sizeof r->freq, "1");
+        snprintf(r->path, sizeof r->path, "kernel");
+        snprintf(r->variant, sizeof r->variant, "auto");
+        snprintf(r->side, sizeof r->side, "%s", i < 2 ? "base" : "new");
+        r->B = 1 + i % 2;
+        r->N = 4096;
+        r->n_samples = 10;
+        r->median_us = r->min_us = 10;
+    }
+    /* point B=1: paired, the same; point B=2: wrong in new */
+    snprintf(rows[2].paired_with, sizeof rows[2].paired_with, "base");
+    rows[2].ratio = 1.0;
+    rows[2].ratio_ci95_rel = 0.005;
+    rows[2].rounds = 100;
+    rows[3].status = OPCOST_STATUS_WRONG;
+    rows[3].median_us = rows[3].min_us = NAN;
+    const opcost_ab_counts c = opcost_ab_count(rows, 4);
+    C_EXPECT(c.broken == 1, "broken rows counted: %zu", c.broken);
+    opcost_ab_group *g;
+    size_t ng;
+    C_CHECK(opcost_ab_groups(rows, 4, 0.02, 0.05, &g, &ng) == 0 && ng == 1);
+    C_EXPECT(ng == 1 && g[0].broken == 1, "group broken: %zu",
+             ng ? g[0].broken : 0);
+    free(g);
+    char out[4096];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    opcost_ab_report(f, rows, 4, 0.02, 0.05);
+    fclose(f);
+    C_EXPECT(strstr(out, "BROKEN: 1 of 2 shapes") && strstr(out, "(1 broken)"),
+             "the report:\n%s", out);
+}
+
 int main(void)
 {
     /* statistics: t-distribution tails (scipy.stats.t.sf(t, df) * 2) */
@@ -545,6 +817,8 @@ int main(void)
              "a missing file: exit 2");
     C_EXPECT(compare(base, NULL, NULL, NULL) == 2, "one file: exit 2");
     hostile(base);
+    gate_broken(base, same);
+    ab_broken();
     scaling();
     summary_freq();
     paired_variants();

@@ -106,7 +106,7 @@ static void row_ok(opcost_result *r)
     snprintf(r->dtype, sizeof r->dtype, "bfloat16");
     snprintf(r->weight_dtype, sizeof r->weight_dtype, "float32");
     snprintf(r->layout, sizeof r->layout, "contiguous");
-    snprintf(r->freq, sizeof r->freq, "every_layer");
+    snprintf(r->freq, sizeof r->freq, "0.25");
     snprintf(r->path, sizeof r->path, "fast");
     snprintf(r->variant, sizeof r->variant, "a,\"b\"");
     snprintf(r->dispatch_path, sizeof r->dispatch_path, "cpu_fast_avx2");
@@ -486,7 +486,18 @@ static void test_parse_errors(void)
     expect_field_error("ratio", "-1", "ratio: -1 must be finite and >= 0");
     expect_field_error("run_id", "", "column run_id: is required");
     expect_field_error("threads", "-1", "threads: -1 must be >= 0");
+    /* freq weighs every expected cost (a -1 made a gate's regression of
+     * nothing): a finite number > 0, as in the shape files */
+    expect_field_error("freq", "-1",
+                       "freq: \"-1\" must be a finite number > 0");
+    expect_field_error("freq", "0", "freq: \"0\" must be a finite number > 0");
+    expect_field_error("freq", "nan",
+                       "freq: \"nan\" must be a finite number > 0");
+    expect_field_error("freq", "often",
+                       "freq: \"often\" must be a finite number > 0");
     /* Row rules point at the column that breaks them. */
+    expect_field_error("median_us", "0",
+                       "median_us: 0 must be > 0 when status is ok");
     expect_field_error_at("status", "skipped", "median_us", 0,
                           "median_us: must be empty when status is skipped");
     expect_field_error_at("note", "x\"y", NULL, 1,
@@ -612,7 +623,8 @@ static void test_samples(void)
         {0, 0, 1, 12.5, 1},
         {0, 1, 0, 11.0, 2},
         {1, 0, 0, 1.5, 0},
-        {1, 0, 1, 0.25, OPCOST_INT_NA},
+        /* row 1's median_us (1.5): a sidecar may not contradict it */
+        {1, 0, 1, 1.5, OPCOST_INT_NA},
     };
     const size_t ns = sizeof s / sizeof s[0];
     rows[0].n_samples = 3; /* the sidecar holds each row's n_samples */
@@ -631,7 +643,7 @@ static void test_samples(void)
     C_EXPECT(text && !strncmp(text, want, strlen(want)), "sidecar text:\n%s",
              text ? text : "(none)");
     /* a sample without a round (an older sidecar's) writes it empty */
-    C_EXPECT(text && strstr(text, ",0,1,0.25,\n"), "empty round:\n%s",
+    C_EXPECT(text && strstr(text, ",0,1,1.5,\n"), "empty round:\n%s",
              text ? text : "(none)");
     free(text);
 

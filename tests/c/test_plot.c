@@ -584,6 +584,66 @@ static void test_bad_input(void)
              "failing gnuplot: rc %d, %s", rc, err);
 }
 
+/* Strings from files reach gnuplot as data (issue 28, item 1): a run_id
+ * built to close the xtics list and call system() ran it when the
+ * timestamp was short (the tics fell back to the run id, spliced into an
+ * eval'd command); and images are not written through links planted in
+ * --out (item 2): gnuplot opens them itself. */
+static void test_hostile_files(void)
+{
+    char hist[2048], path[4096], out[2048], err[8192], pwned[2048];
+    snprintf(hist, sizeof hist, "%s/hostile-history", dir);
+    snprintf(out, sizeof out, "%s/hostile-plots", dir);
+    snprintf(pwned, sizeof pwned, "%s/PWNED", dir);
+    mkdir(hist, 0777);
+    char evil[2200];
+    snprintf(evil, sizeof evil,
+             "r1\" 1) ; system \"touch %s\" ; set xtics (\"a", pwned);
+    const char *ids[2] = {evil, "r2"};
+    for (int r = 0; r < 2; ++r) {
+        opcost_result rows[1];
+        rows[0] = make(ids[r], "x", "synth", 1, 4096, "bfloat16", "contiguous",
+                       "kernel", "auto", 4 + r);
+        snprintf(path, sizeof path, "%s/run%d.csv", hist, r);
+        write_csv(path, rows, 1);
+    }
+    const int rc = plot(err, sizeof err, "--kind", "history", "--history", hist,
+                        "--out", out, (char *)NULL);
+    struct stat st;
+    C_EXPECT(stat(pwned, &st) != 0,
+             "a run_id ran a shell command through the history plot (rc %d)",
+             rc);
+    C_EXPECT(rc == 0, "history of a hostile run_id: rc %d: %s", rc, err);
+
+    /* links planted at every file the bandwidth figure makes */
+    char run[2048], links[2048], victim[2048];
+    snprintf(run, sizeof run, "%s/run.csv", dir);
+    snprintf(links, sizeof links, "%s/planted", dir);
+    snprintf(victim, sizeof victim, "%s/victim.txt", dir);
+    mkdir(links, 0777);
+    c_write_file("victim.txt", "precious\n", path, sizeof path);
+    const char *ext[] = {".dat", ".png", ".svg"};
+    for (int i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/bandwidth%s", links, ext[i]);
+        C_CHECK(symlink(victim, path) == 0);
+    }
+    const int rc2 = plot(err, sizeof err, run, "--kind", "bandwidth", "--out",
+                         links, (char *)NULL);
+    C_EXPECT(rc2 == 0, "bandwidth into planted links: rc %d: %s", rc2, err);
+    FILE *f = fopen(victim, "r");
+    char got[64] = "";
+    if (f) {
+        fgets(got, sizeof got, f);
+        fclose(f);
+    }
+    C_EXPECT(!strcmp(got, "precious\n"), "the victim now holds '%s'", got);
+    for (int i = 0; i < 3; ++i) {
+        snprintf(path, sizeof path, "%s/bandwidth%s", links, ext[i]);
+        C_EXPECT(lstat(path, &st) == 0 && S_ISREG(st.st_mode),
+                 "%s is not the figure's own file", path);
+    }
+}
+
 int main(void)
 {
     /* the figures need gnuplot (scripts/setup-env.sh installs it); without
@@ -598,5 +658,6 @@ int main(void)
     test_history();
     test_paired_history();
     test_bad_input();
+    test_hostile_files();
     return c_report("test_plot");
 }

@@ -82,4 +82,63 @@ expect 2 "--dtype: no shape of the selected sets has the selected dtypes" -- "$o
 # (item 14: `shapes check NAME` looked in ./shapes)
 (cd / && expect 0 "llama-3.1-8b-conv.csv: ok, 56 rows" -- "$opcost" shapes check llama-3.1-8b-conv) || fail=1
 expect 2 "unknown shape set 'nope'" -- "$opcost" shapes check --shapes-dir "$dir" nope
+# Hostile files, round two (issue 28). Outputs that are the command's own
+# inputs (item 3): refused before anything runs, the input untouched.
+printf 'op,B,N,dtype,layout,freq\nrms_norm_rows,4,256,float32,contiguous,1\n' >"$dir/good.csv"
+cp "$dir/good.csv" "$dir/good.orig"
+expect 2 "--out: '$dir/good.csv' is a --shapes file" -- "$opcost" run --quick --shapes "$dir/good.csv" --paths kernel --out "$dir/good.csv"
+cmp -s "$dir/good.csv" "$dir/good.orig" || { echo "FAIL: run --out replaced its shape file"; fail=1; }
+build="$(dirname "$opcost")"
+expect 2 "--gates-out: '$dir/ab.csv' is --out" -- "$opcost" ab --base "$build" --new "$build" --quick --shapes "$dir/good.csv" --out "$dir/ab.csv" --gates-out "$dir/ab.csv"
+expect 2 "--gates-out: '$dir/good.csv' is a --shapes file" -- "$opcost" ab --base "$build" --new "$build" --quick --shapes "$dir/good.csv" --gates-out "$dir/good.csv"
+cmp -s "$dir/good.csv" "$dir/good.orig" || { echo "FAIL: ab --gates-out wrote to its shape file"; fail=1; }
+# the same set twice counted its rows and weights twice (a low item)
+expect 2 "--shapes: '$dir/good.csv' is given twice" -- "$opcost" run --quick --shapes "$dir/good.csv" --shapes "$dir/good.csv" --out "$dir/twice.csv"
+
+# A run to read back, then inputs that are no regular file (item 8): a
+# FIFO, /dev/zero behind a .csv name, a sidecar linked to it. Each refused
+# at once (timeout: before, check and compare waited or read forever).
+"$opcost" run --quick --shapes "$dir/good.csv" --paths kernel --llc-mib 32 --out "$dir/r.csv" >/dev/null 2>&1 ||
+    { echo "FAIL: a quick run to read back"; fail=1; }
+expect 2 "fifo.csv: is a FIFO: only regular files are read" -- timeout 20 "$opcost" check "$dir/fifo.csv"
+ln -s /dev/zero "$dir/zero.csv"
+expect 2 "zero.csv: is a character device" -- timeout 20 "$opcost" check "$dir/zero.csv"
+mkdir -p "$dir/linked"
+cp "$dir/r.csv" "$dir/linked/r.csv"
+ln -s /dev/zero "$dir/linked/r.samples.csv"
+expect 2 "r.samples.csv: is a character device" -- timeout 20 "$opcost" compare "$dir/r.csv" "$dir/linked/r.csv"
+
+# A malformed trace is bad input (item 11): exit 2, not 1.
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n' >"$dir/empty_trace.csv"
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:04.0,10,2\n2023-11-16 18:17:03.0,10,2\n' >"$dir/unsorted_trace.csv"
+expect 2 "empty_trace.csv" -- "$opcost" shapes derive "$dir/empty_trace.csv"
+expect 2 "unsorted_trace.csv" -- "$opcost" shapes derive "$dir/unsorted_trace.csv"
+
+# shapes generate through a link planted at a file it writes (item 2)
+mkdir -p "$dir/gen"
+echo precious >"$dir/victim.txt"
+ln -s "$dir/victim.txt" "$dir/gen/llama-3.1-8b-conv.csv"
+src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+"$opcost" shapes generate --traces-dir "$src/shapes/traces" --out-dir "$dir/gen" >/dev/null 2>&1 ||
+    { echo "FAIL: shapes generate"; fail=1; }
+[[ $(cat "$dir/victim.txt") == precious && ! -L "$dir/gen/llama-3.1-8b-conv.csv" ]] ||
+    { echo "FAIL: shapes generate wrote through a planted link"; fail=1; }
+
+# Two runs in one second had one run_id and one results file (item 6):
+# with results files of that name already there (planted for this second
+# and the next few), a run takes the name with -2.
+mkdir -p "$dir/res"
+host=$(sed -n '2p' "$dir/r.csv" | cut -d, -f2 | cut -d- -f2-)
+now=$(date -u +%s)
+for k in 0 1 2 3 4 5 6 7 8 9; do
+    id="$(date -u -d "@$((now + k))" +%Y%m%dT%H%M%SZ)-$host"
+    echo planted >"$dir/res/$id.csv"
+done
+OPCOST_RESULTS_DIR="$dir/res" "$opcost" run --quick --shapes "$dir/good.csv" --paths kernel --llc-mib 32 >"$dir/claim.log" 2>&1 ||
+    { echo "FAIL: a run beside a same-second results file"; cat "$dir/claim.log"; fail=1; }
+[[ $(cat "$dir"/res/*Z-"$host".csv | sort -u) == planted ]] ||
+    { echo "FAIL: a run replaced another run's results file"; fail=1; }
+ls "$dir"/res/*Z-"$host"-2.csv >/dev/null 2>&1 ||
+    { echo "FAIL: no results file with run_id -2"; ls "$dir/res"; fail=1; }
+! ls -a "$dir/res" | grep -q '\.claim$' || { echo "FAIL: a claim was left"; fail=1; }
 exit $fail
