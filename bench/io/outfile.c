@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "outfile.h"
+#include "infile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,28 +78,23 @@ int opcost_outfile_open_append(opcost_outfile *o, const char *what,
 {
     if (opcost_outfile_open(o, what, path, err, len))
         return -1;
-    /* the current contents: a regular file (checked) opened without
-     * following a link planted since (a link is replaced, as in open) */
-    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && (errno == ENOENT || errno == ELOOP))
+    /* the current contents, read as every input is (a regular file, or a
+     * link to one: the link itself is then replaced by the rename) */
+    struct stat st;
+    if (stat(path, &st) != 0 && errno == ENOENT)
         return 0;
-    if (fd < 0) {
-        snprintf(err, len, "%s: cannot read '%.900s': %s", what, path,
-                 strerror(errno));
+    char *data, e[1200];
+    size_t n;
+    if (opcost_read_file(path, OPCOST_READ_MAX, &data, &n, e, sizeof e)) {
+        snprintf(err, len, "%s: %s", what, e);
         opcost_outfile_abort(o);
         return -1;
     }
-    char buf[65536];
-    ssize_t got;
-    while ((got = read(fd, buf, sizeof buf)) > 0)
-        if (fwrite(buf, 1, (size_t)got, o->f) != (size_t)got)
-            break;
-    const int bad = got != 0 || ferror(o->f);
-    const int saved = errno;
-    close(fd);
+    const int bad = fwrite(data, 1, n, o->f) != n;
+    free(data);
     if (bad) {
         snprintf(err, len, "%s: cannot copy '%.900s': %s", what, path,
-                 strerror(saved ? saved : EIO));
+                 strerror(errno ? errno : EIO));
         opcost_outfile_abort(o);
         return -1;
     }

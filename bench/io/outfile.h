@@ -26,7 +26,9 @@ int opcost_outfile_open(opcost_outfile *o, const char *what, const char *path,
                         char *err, size_t len);
 
 /* The same, the temporary starting with path's current contents (none
- * when path does not exist yet): a rewrite that appends. */
+ * when path does not exist yet; read as every input is: infile.h): a
+ * rewrite that appends. A link at path keeps its target's contents and is
+ * replaced by a file of its own. */
 int opcost_outfile_open_append(opcost_outfile *o, const char *what,
                                const char *path, char *err, size_t len);
 
