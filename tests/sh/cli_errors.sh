@@ -118,11 +118,17 @@ expect 2 "unsorted_trace.csv" -- "$opcost" shapes derive "$dir/unsorted_trace.cs
 mkdir -p "$dir/gen"
 echo precious >"$dir/victim.txt"
 ln -s "$dir/victim.txt" "$dir/gen/llama-3.1-8b-conv.csv"
+# and at the fixed temporary name it used to write through (fopen of
+# <file>.tmp followed a link planted there)
+echo precious >"$dir/victim2.txt"
+ln -s "$dir/victim2.txt" "$dir/gen/llama-3.1-8b-code.csv.tmp"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 "$opcost" shapes generate --traces-dir "$src/shapes/traces" --out-dir "$dir/gen" >/dev/null 2>&1 ||
     { echo "FAIL: shapes generate"; fail=1; }
 [[ $(cat "$dir/victim.txt") == precious && ! -L "$dir/gen/llama-3.1-8b-conv.csv" ]] ||
     { echo "FAIL: shapes generate wrote through a planted link"; fail=1; }
+[[ $(cat "$dir/victim2.txt") == precious ]] ||
+    { echo "FAIL: shapes generate wrote through a link at its temporary"; fail=1; }
 
 # Two runs in one second had one run_id and one results file (item 6):
 # with results files of that name already there (planted for this second
