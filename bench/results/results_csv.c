@@ -475,8 +475,11 @@ static void print_rows(FILE *f, const opcost_result *rows, size_t n, int header)
     leave_c_numeric(scope);
 }
 
-int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
-                         char *err, size_t errlen)
+/* The results CSV at path into an open temporary: the rows checked as
+ * the reader checks them, then printed (the caller commits or aborts). */
+static int results_open(opcost_outfile *o, const char *path,
+                        const opcost_result *rows, size_t n, char *err,
+                        size_t errlen)
 {
     if (!path || !path[0]) {
         snprintf(err, errlen, "path: must be a non-empty file name");
@@ -492,11 +495,20 @@ int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
         if (opcost_result_check(&rows[i], where, err, errlen))
             return -1;
     }
-    opcost_outfile o;
-    if (opcost_outfile_open(&o, "results", path, err, errlen))
+    if (opcost_outfile_open(o, "results", path, err, errlen))
         return -1;
-    print_rows(o.f, rows, n, 1);
-    return opcost_outfile_commit(&o, err, errlen);
+    print_rows(o->f, rows, n, 1);
+    return 0;
+}
+
+int opcost_results_write(const char *path, const opcost_result *rows, size_t n,
+                         char *err, size_t errlen)
+{
+    opcost_outfile o;
+    return results_open(&o, path, rows, n, err, errlen) ||
+                   opcost_outfile_commit(&o, err, errlen)
+               ? -1
+               : 0;
 }
 
 int opcost_results_fprint(FILE *f, const opcost_result *rows, size_t n,
@@ -1191,27 +1203,11 @@ int opcost_run_files_write(const char *path, const opcost_result *rows,
                            size_t nrows, const opcost_sample *samples,
                            size_t nsamples, char *err, size_t errlen)
 {
-    if (!path || !path[0]) {
-        snprintf(err, errlen, "path: must be a non-empty file name");
-        return -1;
-    }
-    if (nrows && !rows) {
-        snprintf(err, errlen, "rows: NULL with n = %zu", nrows);
-        return -1;
-    }
-    if (samples_check(rows, nrows, samples, nsamples, err, errlen))
-        return -1;
-    for (size_t i = 0; i < nrows; ++i) {
-        char where[64];
-        snprintf(where, sizeof where, "rows[%zu]", i);
-        if (opcost_result_check(&rows[i], where, err, errlen))
-            return -1;
-    }
     opcost_outfile csv;
     opcost_samples_writer *side;
-    if (opcost_outfile_open(&csv, "results", path, err, errlen))
+    if (samples_check(rows, nrows, samples, nsamples, err, errlen) ||
+        results_open(&csv, path, rows, nrows, err, errlen))
         return -1;
-    print_rows(csv.f, rows, nrows, 1);
     if (opcost_samples_open(&side, path, err, errlen)) {
         opcost_outfile_abort(&csv);
         return -1;
