@@ -79,11 +79,12 @@ static int start_one(opcost_ab_side *s, char *err, size_t len)
          * placement in the caches is alike on both sides (a steady 3-35 %
          * between two processes of one build on 4 KiB pages) */
         setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 0);
-        /* both sides' threads on the same CPUs: on 2 vCPUs the two ran at
-         * different speeds for seconds, and a pair whose sides ran on
-         * different ones differed by that (affinity.h) */
         /* as python_embed.c sets it, for a base build from before it */
         setenv("TORCHINDUCTOR_COMPILE_THREADS", "1", 0);
+        /* both sides' threads on the same CPUs: on 2 vCPUs the two ran at
+         * different speeds for seconds, and a pair whose sides ran on
+         * different ones differed by that (affinity.h); this thread may
+         * be pinned already, the worker starts from all of them */
         opcost_affinity_reset();
         if (s->places[0]) {
             setenv("OMP_PLACES", s->places, 1);
