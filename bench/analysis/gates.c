@@ -1,15 +1,10 @@
-#define _POSIX_C_SOURCE 200809L
 #include "gates.h"
-#include "infile.h"
 #include "outfile.h"
 #include "results_csv.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 const char opcost_gates_header[] =
     "run_id,base_run_id,distribution,op,dtype,layout,path,variant,"
@@ -21,28 +16,16 @@ static void number(FILE *f, double v)
         fprintf(f, "%.6g", v);
 }
 
-/* An existing file must be gates.csv: its first line the header (a
+/* The file appended to must be gates.csv: its first line the header (a
  * results CSV or anything else is not appended to), and end in a newline
  * (a line cut by a full disk would join the next one). */
-static int existing_ok(const char *what, const char *path, char *err,
-                       size_t len)
+static int gates_ok(const char *what, const char *path, const char *data,
+                    size_t n, char *err, size_t len)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0 && errno == ENOENT)
-        return 0;
-    char *data;
-    size_t n;
-    char e[1200];
-    if (opcost_read_file(path, OPCOST_READ_MAX, &data, &n, e, sizeof e)) {
-        snprintf(err, len, "%s: %s", what, e);
-        return -1;
-    }
     const size_t h = strlen(opcost_gates_header);
     const int head =
         n >= h && !strncmp(data, opcost_gates_header, h) &&
         (data[h] == '\n' || (data[h] == '\r' && data[h + 1] == '\n'));
-    const int whole = n == 0 || data[n - 1] == '\n';
-    free(data);
     if (n && !head) {
         snprintf(err, len,
                  "%s: '%.900s' is not gates.csv (its first line is not '%s'): "
@@ -50,7 +33,7 @@ static int existing_ok(const char *what, const char *path, char *err,
                  what, path, opcost_gates_header);
         return -1;
     }
-    if (!whole) {
+    if (n && data[n - 1] != '\n') {
         snprintf(err, len,
                  "%s: '%.900s' ends in a cut line (a write that failed?): "
                  "mend or move it; nothing appended",
@@ -64,12 +47,10 @@ int opcost_gates_append(const char *what, const char *path, const char *run_id,
                         const char *base_run_id, const opcost_gate_row *rows,
                         size_t n, char *err, size_t len)
 {
-    if (existing_ok(what, path, err, len))
-        return -1;
     /* a rewrite into a fresh temporary, renamed over the file: a full disk
      * leaves gates.csv as it was, never with half a line */
     opcost_outfile o;
-    if (opcost_outfile_open_append(&o, what, path, err, len))
+    if (opcost_outfile_open_append(&o, what, path, gates_ok, err, len))
         return -1;
     FILE *f = o.f;
     if (ftell(f) == 0)

@@ -9,15 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The directory of path ("." without a slash). */
-static void dir_of(const char *path, char *dir, size_t len)
+int opcost_dir_of(const char *path, char *dir, size_t len)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, len, ".");
-    else
-        snprintf(dir, len, "%.*s", (int)(slash == path ? 1 : slash - path),
-                 path);
+    const int n = slash
+                      ? snprintf(dir, len, "%.*s",
+                                 (int)(slash == path ? 1 : slash - path), path)
+                      : snprintf(dir, len, ".");
+    return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 /* A fresh temporary beside o->path: "<dir>/.<name>.tmp.XXXXXX", O_EXCL by
@@ -26,7 +25,7 @@ static void dir_of(const char *path, char *dir, size_t len)
 static int make_tmp(opcost_outfile *o, char *err, size_t len)
 {
     char dir[4096];
-    dir_of(o->path, dir, sizeof dir);
+    opcost_dir_of(o->path, dir, sizeof dir);
     const char *slash = strrchr(o->path, '/');
     const char *name = slash ? slash + 1 : o->path;
     if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s/.%.200s.tmp.XXXXXX", dir,
@@ -74,7 +73,8 @@ int opcost_outfile_open(opcost_outfile *o, const char *what, const char *path,
 }
 
 int opcost_outfile_open_append(opcost_outfile *o, const char *what,
-                               const char *path, char *err, size_t len)
+                               const char *path, opcost_outfile_check check,
+                               char *err, size_t len)
 {
     if (opcost_outfile_open(o, what, path, err, len))
         return -1;
@@ -87,6 +87,11 @@ int opcost_outfile_open_append(opcost_outfile *o, const char *what,
     size_t n;
     if (opcost_read_file(path, OPCOST_READ_MAX, &data, &n, e, sizeof e)) {
         snprintf(err, len, "%s: %s", what, e);
+        opcost_outfile_abort(o);
+        return -1;
+    }
+    if (check && check(what, path, data, n, err, len)) {
+        free(data);
         opcost_outfile_abort(o);
         return -1;
     }
@@ -149,7 +154,7 @@ int opcost_outfile_rename(opcost_outfile *o, char *err, size_t len)
     }
     o->tmp[0] = '\0';
     char dir[4096];
-    dir_of(o->path, dir, sizeof dir);
+    opcost_dir_of(o->path, dir, sizeof dir);
     const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) { /* best effort: the rename itself durable */
         fsync(fd);

@@ -28,9 +28,18 @@ int opcost_outfile_open(opcost_outfile *o, const char *what, const char *path,
 /* The same, the temporary starting with path's current contents (none
  * when path does not exist yet; read as every input is: infile.h): a
  * rewrite that appends. A link at path keeps its target's contents and is
- * replaced by a file of its own. */
+ * replaced by a file of its own. check (NULL: none) sees the contents
+ * first, once: 0 to go on, or -1 with err said (nothing is written). */
+typedef int (*opcost_outfile_check)(const char *what, const char *path,
+                                    const char *data, size_t n, char *err,
+                                    size_t len);
 int opcost_outfile_open_append(opcost_outfile *o, const char *what,
-                               const char *path, char *err, size_t len);
+                               const char *path, opcost_outfile_check check,
+                               char *err, size_t len);
+
+/* The directory of path into dir ("." without a slash). 0, or -1 when it
+ * does not fit. */
+int opcost_dir_of(const char *path, char *dir, size_t len);
 
 /* Flushes, syncs and closes the temporary; 0 when all of it is on disk
  * (nothing renamed yet), else -1 with err (the temporary removed). */

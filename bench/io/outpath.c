@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "outpath.h"
 #include "infile.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +26,7 @@ int opcost_output_path_check(const char *what, const char *path, char *err,
         return -1;
     }
     char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if ((size_t)snprintf(dir, sizeof dir, "%.*s",
-                              (int)(slash == path ? 1 : slash - path),
-                              path) >= sizeof dir) {
+    if (opcost_dir_of(path, dir, sizeof dir)) {
         snprintf(err, errlen, "%s: '%.900s': path too long", what, path);
         return -1;
     }

@@ -108,7 +108,7 @@ static void test_planted_link(void)
     /* the same for an append (gates.csv) */
     unlink(out);
     C_CHECK(symlink(victim, out) == 0);
-    C_EXPECT(opcost_outfile_open_append(&o, "--gates-out", out, err,
+    C_EXPECT(opcost_outfile_open_append(&o, "--gates-out", out, NULL, err,
                                         sizeof err) == 0,
              "%s", err);
     fputs("appended\n", o.f);
@@ -126,7 +126,7 @@ static void test_append(void)
     char path[512], err[1024];
     c_write_file("log.csv", "head\nline1\n", path, sizeof path);
     opcost_outfile o;
-    C_EXPECT(opcost_outfile_open_append(&o, "--gates-out", path, err,
+    C_EXPECT(opcost_outfile_open_append(&o, "--gates-out", path, NULL, err,
                                         sizeof err) == 0,
              "%s", err);
     fputs("line2\n", o.f);
@@ -154,7 +154,7 @@ static void test_full_disk(void)
     C_CHECK(temporaries() == 0);
     /* an append that fails leaves no half line */
     limit_file_size(4096);
-    C_EXPECT(opcost_outfile_open_append(&o, "--gates-out", path, err,
+    C_EXPECT(opcost_outfile_open_append(&o, "--gates-out", path, NULL, err,
                                         sizeof err) == 0,
              "%s", err);
     for (int i = 0; i < 2000; ++i)
