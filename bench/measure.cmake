@@ -42,6 +42,7 @@ target_link_libraries(opcost_analysis PUBLIC opcost_results opcost_stats
 add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/measure/affinity.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/buffer.c
+  ${CMAKE_CURRENT_LIST_DIR}/measure/code_pages.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/ceiling.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/attribution.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/scope_kind.c
@@ -58,7 +59,7 @@ target_link_libraries(opcost_measure PUBLIC opcost_results opcost_stats
 # The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
 # and scratch directory (c_tempdir.c, for test_csv).
 foreach(t test_stats test_paired test_rounds test_csv test_ceiling test_affinity test_io
-    test_attribution)
+    test_attribution test_code_pages)
   add_executable(${t} ${PROJECT_SOURCE_DIR}/tests/c/${t}.c
     ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c
     ${PROJECT_SOURCE_DIR}/tests/c/c_tempdir.c)
@@ -67,6 +68,14 @@ foreach(t test_stats test_paired test_rounds test_csv test_ceiling test_affinity
   target_compile_options(${t} PRIVATE ${OPCOST_WARNINGS})
   add_test(NAME ${t} COMMAND ${t})
 endforeach()
+# test_code_pages opens a library of its own directory linked with 4 KiB
+# alignment (the last -z max-page-size wins), which must be refused.
+add_library(code_pages_4k SHARED ${PROJECT_SOURCE_DIR}/tests/c/code_pages_lib.c)
+target_link_options(code_pages_4k PRIVATE LINKER:-z,max-page-size=0x1000)
+target_compile_definitions(test_code_pages PRIVATE
+  CODE_PAGES_LIB="$<TARGET_FILE:code_pages_4k>")
+target_link_libraries(test_code_pages PRIVATE ${CMAKE_DL_LIBS})
+add_dependencies(test_code_pages code_pages_4k)
 # the probe's time is not asserted (timing in CI is a benchmark); a hang is
 set_tests_properties(test_ceiling PROPERTIES TIMEOUT 600)
 

@@ -1,0 +1,44 @@
+/* This build's code on 2 MiB pages, so that where it sits in the caches
+ * follows from the build alone.
+ *
+ * The caches below L1 are indexed by physical address. A file's code is
+ * mapped from the page cache, 4 KiB pages wherever the kernel put them, so
+ * two clones of one commit (identical bytes in two files) run at two
+ * speeds: in opcost ab on a Zen 5 host, float32 transposed at B = 101-405
+ * was 3-5 % faster on one clone's side, the sign followed the files when
+ * the sides were swapped, and it changed each time one clone's files were
+ * dropped from the page cache and read again (docs/comparing.md). On a
+ * 2 MiB page an address's low 21 bits are the same physically as
+ * virtually, and those bits are all the set index of the L2 (1 MiB,
+ * 16 ways) and of a 32 MiB 16-way L3: two processes that map the same
+ * build at the same addresses (opcost ab turns address randomization off)
+ * then place its code in the same sets.
+ *
+ * The objects are linked with -z max-page-size=0x200000 (CMakeLists.txt),
+ * so each read-only segment starts on a 2 MiB boundary and none shares its
+ * 2 MiB with another. Each is copied into an anonymous region of
+ * transparent huge pages (where the kernel gives them: THP "madvise" or
+ * "always") and moved over the original with mremap: the same bytes at the
+ * same addresses. Profilers lose the file behind those addresses. */
+#ifndef OPCOST_CODE_PAGES_H
+#define OPCOST_CODE_PAGES_H
+
+#include <stddef.h>
+
+typedef struct opcost_code_pages {
+    int objects;   /* objects of the build seen (the program included) */
+    int segments;  /* their read-only segments */
+    int moved;     /* of which on 2 MiB pages, by this call or before */
+    size_t bytes;  /* the bytes of those segments */
+    char why[512]; /* why a segment stayed where it was; "" if none */
+} opcost_code_pages;
+
+/* Moves the read-only segments of the running program and of every loaded
+ * object whose file is in dir (the build directory; NULL: the program's
+ * own) onto 2 MiB pages; segments moved by an earlier call are counted,
+ * not moved again. Call it where no other thread runs this code (between
+ * calls). Returns 0 when every segment is on 2 MiB pages, -1 with out->why
+ * otherwise (what could not be moved is left as it was, and runs). */
+int opcost_code_to_huge_pages(const char *dir, opcost_code_pages *out);
+
+#endif
