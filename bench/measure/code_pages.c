@@ -16,7 +16,13 @@
 /* Segments moved so far: moved code is anonymous, and looks it. */
 #define MAX_MOVED 64
 
-static uintptr_t moved_at[MAX_MOVED];
+typedef struct moved_segment {
+    uintptr_t start;
+    size_t size, len;
+    int prot;
+} moved_segment;
+
+static moved_segment moved_seg[MAX_MOVED];
 static int nmoved;
 
 typedef struct walk {
@@ -35,7 +41,7 @@ static void why(opcost_code_pages *out, const char *fmt, const char *name,
 static int was_moved(uintptr_t start)
 {
     for (int i = 0; i < nmoved; ++i)
-        if (moved_at[i] == start)
+        if (moved_seg[i].start == start)
             return 1;
     return 0;
 }
@@ -96,7 +102,7 @@ static size_t huge_bytes_at(uintptr_t p)
 
 /* One segment: [start, start + len) replaced by a copy on huge pages.
  * Returns 0, or -1 with *reason. */
-static int move(uintptr_t start, size_t size, size_t len, int prot,
+static int move(uintptr_t start, size_t size, size_t len, int prot, int check,
                 const char **reason)
 {
     char *raw = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE,
@@ -116,7 +122,7 @@ static int move(uintptr_t start, size_t size, size_t len, int prot,
         return -1;
     }
     memcpy(copy, (const void *)start, size);
-    if (huge_bytes_at(q) < len) {
+    if (check && huge_bytes_at(q) < len) {
         munmap(copy, len);
         *reason = "the kernel gave 4 KiB pages (transparent huge pages "
                   "off, or none free)";
@@ -175,14 +181,14 @@ static int on_object(struct dl_phdr_info *info, size_t size, void *data)
         else if (!range_is_own(start, start + ((ph->p_memsz + 4095) & ~4095ul),
                                start + len, path))
             reason = "its 2 MiB hold another mapping";
-        else
-            move(start, ph->p_memsz, len,
-                 PROT_READ | (ph->p_flags & PF_X ? PROT_EXEC : 0), &reason);
+        const int prot = PROT_READ | (ph->p_flags & PF_X ? PROT_EXEC : 0);
+        if (!reason)
+            move(start, ph->p_memsz, len, prot, 1, &reason);
         if (reason) {
             why(out, "%.200s: %.200s", base, reason);
             continue;
         }
-        moved_at[nmoved++] = start;
+        moved_seg[nmoved++] = (moved_segment){start, ph->p_memsz, len, prot};
         ++out->moved;
         out->bytes += ph->p_memsz;
     }
@@ -208,4 +214,46 @@ int opcost_code_to_huge_pages(const char *dir, opcost_code_pages *out)
         *strrchr(wk.dir, '/') = '\0';
     dl_iterate_phdr(on_object, &wk);
     return out->moved == out->segments ? 0 : -1;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+int opcost_code_replace(uint64_t *rng)
+{
+    enum { MAX_SKIP = 8 };
+    int failed = 0;
+    int placed = 0;
+    for (int i = 0; i < nmoved; ++i) {
+        const moved_segment *m = &moved_seg[i];
+        if (!(m->prot & PROT_EXEC))
+            continue; /* the code; its data stay (each copy costs ~4 ms) */
+        ++placed;
+        /* huge pages held while the copy takes its own: the allocator
+         * would otherwise hand back the page the last copy freed */
+        void *skip[MAX_SKIP];
+        const int nskip = (int)(rng_next(rng) % (MAX_SKIP + 1));
+        for (int k = 0; k < nskip; ++k) {
+            skip[k] = mmap(NULL, 2 * HUGE, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (skip[k] == MAP_FAILED)
+                continue;
+            char *at = (char *)(((uintptr_t)skip[k] + HUGE - 1) & ~(HUGE - 1));
+            madvise(at, HUGE, MADV_HUGEPAGE);
+            *(volatile char *)at = 1;
+        }
+        const char *reason = NULL;
+        /* unchecked (smaps of a process holding torch takes
+         * milliseconds to read): the first move found huge pages */
+        failed |= move(m->start, m->size, m->len, m->prot, 0, &reason) != 0;
+        for (int k = 0; k < nskip; ++k)
+            if (skip[k] != MAP_FAILED)
+                munmap(skip[k], 2 * HUGE);
+    }
+    return failed ? -1 : placed;
 }

@@ -24,6 +24,7 @@
 #define OPCOST_CODE_PAGES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct opcost_code_pages {
     int objects;   /* objects of the build seen (the program included) */
@@ -40,5 +41,13 @@ typedef struct opcost_code_pages {
  * calls). Returns 0 when every segment is on 2 MiB pages, -1 with out->why
  * otherwise (what could not be moved is left as it was, and runs). */
 int opcost_code_to_huge_pages(const char *dir, opcost_code_pages *out);
+
+/* Copies every code segment moved so far onto other 2 MiB pages (the same
+ * bytes at the same addresses, other physical pages: which ones is drawn
+ * with rng), so that one process samples several placements of its code.
+ * The same rule as above: no other thread in this code. Returns the number
+ * of code segments placed anew (0: none were moved), -1 if one could not be
+ * (it stays where it was). */
+int opcost_code_replace(uint64_t *rng);
 
 #endif

@@ -1,7 +1,8 @@
 /* The build's code on 2 MiB pages (bench/measure/code_pages.h): this
  * program's read-only segments moved where the kernel gives transparent
  * huge pages, its code still running, the same bytes at the same
- * addresses; a second call moves nothing again; a library linked with
+ * addresses; a second call moves nothing again; re-placed onto other
+ * physical pages, the code still runs; a library linked with
  * 4 KiB alignment refused by name and left running; a directory that does
  * not exist refused. Where the kernel has no transparent huge pages the
  * move must say so, and the test says SKIP for what it could not check. */
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef CODE_PAGES_LIB
 #error "CODE_PAGES_LIB: the 4 KiB-aligned library's path"
@@ -61,6 +63,27 @@ static void mapping_of(uintptr_t p, int *anonymous, size_t *huge)
         }
     }
     fclose(f);
+}
+
+/* The physical frame of the page holding p; 0 where pagemap hides it. */
+static uint64_t frame_of(uintptr_t p)
+{
+    FILE *f = fopen("/proc/self/pagemap", "rb");
+    uint64_t e = 0;
+    if (f) {
+        if (fseek(f, (long)(p / 4096 * 8), SEEK_SET) != 0 ||
+            fread(&e, sizeof e, 1, f) != 1)
+            e = 0;
+        fclose(f);
+    }
+    return (e >> 63) ? e & ((1ull << 55) - 1) : 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 __attribute__((noinline)) static int sum_to(int n)
@@ -112,6 +135,36 @@ int main(void)
                  "a second call counts what the first moved: %d, %s",
                  again.moved, again.why);
         C_EXPECT(fn(10) == 55, "the code runs after the second call");
+        /* placed anew: the same bytes, still on huge pages, and (where
+         * pagemap shows frames: root) other physical pages */
+        uint64_t rng = 42, frames[9];
+        int distinct = 0, shown = 0;
+        frames[0] = frame_of(code);
+        const double t0 = now_s();
+        for (int k = 1; k < 9; ++k) {
+            C_EXPECT(opcost_code_replace(&rng) == 1,
+                     "re-placement %d moves the one code segment", k);
+            C_EXPECT(fn(100) == 5050 &&
+                         memcmp(before, (const void *)code, sizeof before) == 0,
+                     "the code runs, unchanged, after re-placement %d", k);
+            frames[k] = frame_of(code);
+            shown += frames[k] != 0;
+            int seen = 0;
+            for (int j = 0; j < k; ++j)
+                seen |= frames[j] == frames[k];
+            distinct += !seen;
+        }
+        printf("8 re-placements of the code: %.2f ms each\n",
+               (now_s() - t0) / 8 * 1e3);
+        mapping_of(code, &anonymous, &huge);
+        C_EXPECT(anonymous && huge >= ((size_t)2 << 20),
+                 "re-placed code on huge pages: %zu bytes", huge);
+        if (shown == 8)
+            C_EXPECT(distinct >= 2, "8 re-placements used %d other frames",
+                     distinct);
+        else
+            printf("SKIP the re-placed frames: /proc/self/pagemap shows no "
+                   "frame numbers to this user\n");
     } else if (thp_possible()) {
         /* THP on, but none free: the move must say why, code untouched */
         C_EXPECT(cp.why[0] != '\0', "a refusal names its reason");
