@@ -74,6 +74,13 @@ static int start_one(opcost_ab_side *s, char *err, size_t len)
          * other side's sample runs on (on 2 vCPUs it widened the
          * intervals of the large points 3-5x) */
         setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+        /* ... but not between the calls of one sample: there they spin
+         * ~30 us (GOMP_SPINCOUNT overrides PASSIVE's 0), as in opcost run
+         * where GOMP's default spins milliseconds. Asleep, every call of a
+         * call split over threads paid a wake-up: bfloat16 B = 10 took
+         * 35-37 us a call in opcost ab against 9 in opcost run (9-10 with
+         * this), and a kernel's change was diluted to a third there */
+        setenv("GOMP_SPINCOUNT", "3000", 0);
         /* the framework paths' outputs are each side's own memory: on
          * huge pages (glibc's malloc, where it has the tunable) their
          * placement in the caches is alike on both sides (a steady 3-35 %
