@@ -584,11 +584,91 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
     return rc;
 }
 
-/* After the last point: every new row's verdict with its p-value
- * Holm-corrected over all pairs of the run. */
+static int same_kind(const opcost_result *a, const opcost_result *b)
+{
+    return !strcmp(a->path, b->path) && !strcmp(a->variant, b->variant) &&
+           !strcmp(a->op, b->op) && !strcmp(a->layout, b->layout) &&
+           !strcmp(a->dtype, b->dtype) && a->N == b->N;
+}
+
+/* What the two processes differ by beyond the rounds: each allocates its
+ * own objects and outputs (the framework paths'), and where they land
+ * moves its speed; one process pair has one such placement for all its
+ * rounds, so no interval from them can hold it. Across the points of one
+ * path, variant, op and layout it shows as scatter of their ratios beyond
+ * their intervals (A/A, Zen 5 host: the framework paths at B <= 18 at
+ * x0.965-x0.980 with intervals of 0.5-1 %). That scatter (tau,
+ * opcost_paired_excess_scatter) joins each of their intervals:
+ * se^2 + tau^2, the p-value likewise. A change shared by the points is
+ * not scatter (the spread is about their median). */
+static void widen_by_scatter(run_out *out)
+{
+    const size_t n = out->nrows;
+    char *done = calloc(n ? n : 1, 1);
+    size_t *at = malloc((n ? n : 1) * sizeof *at);
+    double *lr = malloc((n ? n : 1) * sizeof *lr);
+    double *se = malloc((n ? n : 1) * sizeof *se);
+    for (size_t i = 0; done && at && lr && se && i < n; ++i) {
+        const opcost_result *a = &out->rows[i];
+        if (done[i] || !a->paired_with[0] || !(a->ratio > 0) ||
+            !(a->ratio_ci95_rel > 0))
+            continue;
+        size_t k = 0;
+        for (size_t j = i; j < n; ++j) {
+            const opcost_result *b = &out->rows[j];
+            if (done[j] || !b->paired_with[0] || !(b->ratio > 0) ||
+                !(b->ratio_ci95_rel > 0) || !same_kind(a, b))
+                continue;
+            done[j] = 1;
+            at[k] = j;
+            lr[k] = log(b->ratio);
+            se[k] = log1p(b->ratio_ci95_rel) / 1.96;
+            ++k;
+        }
+        /* in the order of B (insertion sort: a few dozen points) */
+        for (size_t m = 1; m < k; ++m)
+            for (size_t q = m;
+                 q > 0 && out->rows[at[q - 1]].B > out->rows[at[q]].B; --q) {
+                const size_t t = at[q];
+                at[q] = at[q - 1];
+                at[q - 1] = t;
+                const double l = lr[q], e = se[q];
+                lr[q] = lr[q - 1];
+                lr[q - 1] = l;
+                se[q] = se[q - 1];
+                se[q - 1] = e;
+            }
+        const double tau = opcost_paired_excess_scatter(lr, se, k);
+        if (!(tau > 0))
+            continue;
+        for (size_t m = 0; m < k; ++m) {
+            opcost_result *r = &out->rows[at[m]];
+            const double wide = sqrt(se[m] * se[m] + tau * tau);
+            r->ratio_ci95_rel = expm1(1.96 * wide);
+            const double p = opcost_t_two_sided_p(lr[m] / wide, 1e6);
+            r->p_value = p > r->p_value ? p : r->p_value;
+            char note[200];
+            snprintf(note, sizeof note,
+                     "interval with the scatter between the two processes "
+                     "over this path's %zu points of this dtype and layout: "
+                     "+-%.2f%%",
+                     k, 100 * expm1(1.96 * tau));
+            point_row_note(r, note);
+        }
+    }
+    free(done);
+    free(at);
+    free(lr);
+    free(se);
+}
+
+/* After the last point: every new row's interval with the scatter between
+ * the processes, then its verdict with its p-value Holm-corrected over all
+ * pairs of the run. */
 static void holm_verdicts(void *ctx, run_out *out)
 {
     opcost_ab_ctx *ab = ctx;
+    widen_by_scatter(out);
     double *p = malloc((out->nrows ? out->nrows : 1) * sizeof *p);
     if (!p)
         return;

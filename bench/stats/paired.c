@@ -236,3 +236,48 @@ int opcost_paired_weighted(const double *a, const opcost_paired *r, size_t n,
                                    : 0.0;
     return 0;
 }
+
+/* The median of |lr[i+1] - lr[i]| / sqrt(se_i^2 + se_i+1^2 + 2 tau^2). */
+static double standardized_median(const double *lr, const double *se, size_t n,
+                                  double tau, double *x)
+{
+    for (size_t i = 0; i + 1 < n; ++i)
+        x[i] = fabs(lr[i + 1] - lr[i]) /
+               sqrt(se[i] * se[i] + se[i + 1] * se[i + 1] + 2 * tau * tau);
+    return opcost_median_inplace(x, n - 1);
+}
+
+double opcost_paired_excess_scatter(const double *lr, const double *se,
+                                    size_t n)
+{
+    /* the median of |Z| for a standard normal Z */
+    const double half_normal_median = 0.6744897501960817;
+    if (n < OPCOST_SCATTER_MIN)
+        return NAN;
+    double widest = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!isfinite(lr[i]) || !isfinite(se[i]) || !(se[i] > 0))
+            return NAN;
+        if (i + 1 < n && isfinite(lr[i + 1]))
+            widest = fmax(widest, fabs(lr[i + 1] - lr[i]));
+    }
+    double *x = malloc(n * sizeof *x);
+    if (!x)
+        return NAN;
+    double tau = 0;
+    if (standardized_median(lr, se, n, 0, x) > half_normal_median) {
+        /* the tau at which the differences look like their errors; at
+         * 2 x the widest difference every standardized one is < 0.36 */
+        double lo = 0, hi = 2 * widest;
+        for (int it = 0; it < 60; ++it) {
+            const double mid = (lo + hi) / 2;
+            if (standardized_median(lr, se, n, mid, x) > half_normal_median)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        tau = hi;
+    }
+    free(x);
+    return tau;
+}

@@ -85,6 +85,22 @@ opcost_verdict opcost_paired_verdict(const opcost_paired *e, double threshold,
 opcost_verdict opcost_verdict_of(double ratio, double ci95_rel,
                                  double threshold, double p, double alpha);
 
+/* The scatter of n estimates of one kind, in the order of a size (log
+ * ratios lr[i], standard errors se[i] > 0), beyond what their own errors
+ * explain: the tau at which the successive differences, each divided by
+ * sqrt(se_i^2 + se_i+1^2 + 2 tau^2), have the median of a standard
+ * normal's |Z| (0; or found by bisection). Successive differences: a
+ * change shared by the estimates, or one that varies smoothly with the
+ * size, is not scatter; one estimate off on its own is. Standardized:
+ * estimates of unequal precision (a narrow interval at B = 1, a wide one
+ * at B = 8192) are each held to their own. NAN when n <
+ * OPCOST_SCATTER_MIN or an entry is not finite. In opcost ab it is what
+ * two processes differ by beyond the rounds: what each allocates and
+ * where (docs/comparing.md). */
+#define OPCOST_SCATTER_MIN 8
+double opcost_paired_excess_scatter(const double *lr, const double *se,
+                                    size_t n);
+
 /* An expected cost over points measured apart: R = sum a_i r_i / sum a_i
  * (a_i > 0: a point's weight times its baseline's cost, r_i its paired
  * ratio). The points' estimates are independent, so by the delta method

@@ -247,8 +247,50 @@ static void test_weighted(void)
     C_CHECK(opcost_paired_weighted(a, r, 2, &w) == -1 && isnan(w.ratio));
 }
 
+/* Points whose ratios scatter beyond their intervals (two processes'
+ * placements, opcost ab): the excess scatter is found; none where the
+ * intervals explain the spread; a change shared by every point, or one
+ * growing smoothly with the size, is not scatter; too few points give
+ * none. */
+static void test_excess_scatter(void)
+{
+    enum { K = 56 };
+    rng r = {12345};
+    double lr[K], se[K];
+    /* se 0.5 %, placement scatter 1.5 % */
+    for (int i = 0; i < K; ++i) {
+        se[i] = 0.005;
+        lr[i] = 0.015 * normal(&r) + se[i] * normal(&r);
+    }
+    const double tau = opcost_paired_excess_scatter(lr, se, K);
+    C_EXPECT(tau > 0.010 && tau < 0.022, "tau %.4f, 0.015 put in", tau);
+    /* the same with every point 3 % slower: the same tau */
+    double shifted[K];
+    for (int i = 0; i < K; ++i)
+        shifted[i] = lr[i] + log(1.03);
+    C_EXPECT(fabs(opcost_paired_excess_scatter(shifted, se, K) - tau) < 1e-12,
+             "a shared change is not scatter");
+    /* a change growing from 0 to 5 % over the sizes, no scatter */
+    for (int i = 0; i < K; ++i)
+        shifted[i] = log1p(0.05 * i / (K - 1)) + se[i] * normal(&r);
+    const double trend = opcost_paired_excess_scatter(shifted, se, K);
+    C_EXPECT(trend < 0.003, "a smooth trend is not scatter: tau %.4f", trend);
+    /* no placement scatter: the intervals explain the spread */
+    for (int i = 0; i < K; ++i)
+        lr[i] = se[i] * normal(&r);
+    const double none = opcost_paired_excess_scatter(lr, se, K);
+    C_EXPECT(none < 0.003, "no scatter put in: tau %.4f", none);
+    C_EXPECT(
+        isnan(opcost_paired_excess_scatter(lr, se, OPCOST_SCATTER_MIN - 1)),
+        "fewer than %d points: no estimate", OPCOST_SCATTER_MIN);
+    lr[3] = NAN;
+    C_EXPECT(isnan(opcost_paired_excess_scatter(lr, se, K)),
+             "a NAN entry: no estimate");
+}
+
 int main(void)
 {
+    test_excess_scatter();
     test_effect_recovered();
     test_no_effect_same();
     test_coverage();
