@@ -168,8 +168,8 @@ static void on_started(void *ctx, const opcost_plan *plan,
 {
     (void)ctx;
     opcost_report_header(stdout, plan, host, ceiling,
-                         dev->cuda ? &dev->gpu : NULL, dev->pinning, points,
-                         out_path);
+                         dev->cuda ? &dev->gpu : NULL, dev->pinning, dev->code,
+                         points, out_path);
 }
 
 static void on_progress(void *ctx, size_t done, size_t total, double elapsed)

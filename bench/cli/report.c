@@ -12,7 +12,7 @@
 void opcost_report_header(FILE *f, const opcost_plan *cfg,
                           const opcost_hostinfo *host, const opcost_ceiling *c,
                           const rowops_bridge_cuda_device *gpu,
-                          const char *pinning, size_t points,
+                          const char *pinning, const char *code, size_t points,
                           const char *out_path)
 {
     fprintf(f, "opcost run %s\n", host->run_id);
@@ -28,6 +28,8 @@ void opcost_report_header(FILE *f, const opcost_plan *cfg,
                 cfg->threads, host->host);
     if (pinning && pinning[0])
         fprintf(f, "  threads     %s\n", pinning);
+    if (code && code[0])
+        fprintf(f, "  code        %s\n", code);
     fprintf(f, "  software    torch %s, git %s\n",
             rowops_bridge_torch_version(), host->git_sha);
     fprintf(f,

@@ -17,7 +17,7 @@ void opcost_report_header(FILE *f, const opcost_plan *cfg,
                           const opcost_hostinfo *host,
                           const opcost_ceiling *ceiling,
                           const rowops_bridge_cuda_device *gpu,
-                          const char *pinning, size_t points,
+                          const char *pinning, const char *code, size_t points,
                           const char *out_path);
 
 /* One progress line (carriage return, no newline): points done, elapsed,

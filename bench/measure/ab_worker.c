@@ -7,7 +7,6 @@
 #include "plan.h"
 #include "point.h"
 #include "rowops_bridge.h"
-#include "timer.h"
 #include "timing.h"
 
 #include <errno.h>
@@ -39,19 +38,7 @@ typedef struct worker {
     opcost_plan plan;              /* what the coordinator's hello set */
     worker_point *pt;              /* NULL between points */
     int said_moved, said_segments; /* code_placement's last report */
-    uint64_t rng;                  /* which pages the code moves to */
-    int64_t placed_ns;             /* when the code was last placed */
 } worker;
-
-/* A fresh placement of the code every PLACEMENT_NS of sampling (0.3-7 ms a
- * time for three objects' code): where the code sits moves a process's
- * speed (at float32 transposed B = 101, the column-major kernel, two
- * processes of one build differed by -12 to +18 %, steadily for their
- * lives), so each side samples many placements within a point, and the
- * per-round ratios' level shifts between them widen the interval (the
- * block bootstrap sees them as correlation between neighbouring rounds)
- * instead of biasing the ratio. */
-#define PLACEMENT_NS 50000000
 
 static void hello(worker *wk, const ab_hello *h)
 {
@@ -92,21 +79,11 @@ static void code_placement(worker *wk)
         return;
     wk->said_moved = cp.moved;
     wk->said_segments = cp.segments;
-    char exe[256] = "";
+    char exe[256] = "", where[700];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    if (rc == 0)
-        fprintf(stderr,
-                "opcost worker %s: code on 2 MiB pages (%d segments of %d "
-                "objects, %.1f MiB), placed anew every %d ms of sampling\n",
-                exe, cp.moved, cp.objects, (double)cp.bytes / (1 << 20),
-                (int)(PLACEMENT_NS / 1000000));
-    else
-        fprintf(stderr,
-                "opcost worker %s: %d of %d segments on 2 MiB pages; %s "
-                "(where the page cache put the rest can move a ratio by a "
-                "few per cent: docs/comparing.md)\n",
-                exe, cp.moved, cp.segments, cp.why);
+    opcost_code_pages_say(&cp, rc, where, sizeof where);
+    fprintf(stderr, "opcost worker %s: code %s\n", exe, where);
 }
 
 static void close_point(worker *wk, ab_close_reply *r)
@@ -219,11 +196,7 @@ static void sample(worker *wk, const ab_sample *q)
         if (!r.ok)
             snprintf(r.error, sizeof r.error, "%s", t->error);
         /* before the reply: nothing of the other side runs meanwhile */
-        const int64_t now = opcost_now_ns();
-        if (now - wk->placed_ns >= PLACEMENT_NS) {
-            opcost_code_replace(&wk->rng);
-            wk->placed_ns = opcost_now_ns();
-        }
+        opcost_code_replace_due();
     }
     ab_send(wk->sock, &r, sizeof r, -1);
 }
@@ -234,7 +207,6 @@ int opcost_ab_serve(int sock, const opcost_ab_names *names)
     memset(&wk, 0, sizeof wk);
     wk.sock = sock;
     wk.names = names;
-    wk.rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
     static union {
         uint32_t kind;
         ab_hello hello;

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include "timer.h"
 
 #define HUGE ((uintptr_t)2 << 20)
 /* Segments moved so far: moved code is anonymous, and looks it. */
@@ -256,4 +259,39 @@ int opcost_code_replace(uint64_t *rng)
                 munmap(skip[k], 2 * HUGE);
     }
     return failed ? -1 : placed;
+}
+
+int opcost_code_replace_due(void)
+{
+    static uint64_t rng;
+    static int64_t last;
+    const int64_t now = opcost_now_ns();
+    if (!rng) {
+        rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^ (uint64_t)now;
+        rng |= 1;
+        last = now;
+    }
+    if (!nmoved || now - last < OPCOST_CODE_PLACEMENT_NS)
+        return 0;
+    opcost_code_replace(&rng);
+    last = opcost_now_ns();
+    return 1;
+}
+
+void opcost_code_pages_say(const opcost_code_pages *cp, int rc, char *out,
+                           size_t len)
+{
+    if (rc == 0)
+        snprintf(out, len,
+                 "on 2 MiB pages, placed anew every %d ms of sampling (%d "
+                 "segments of %d objects, %.1f MiB)",
+                 (int)(OPCOST_CODE_PLACEMENT_NS / 1000000), cp->moved,
+                 cp->objects, (double)cp->bytes / (1 << 20));
+    else
+        snprintf(out, len,
+                 "%d of %d segments on 2 MiB pages, placed anew every %d ms; "
+                 "%.300s (where the page cache put the rest can move a "
+                 "time by a few per cent: docs/measurement.md)",
+                 cp->moved, cp->segments,
+                 (int)(OPCOST_CODE_PLACEMENT_NS / 1000000), cp->why);
 }

@@ -50,4 +50,21 @@ int opcost_code_to_huge_pages(const char *dir, opcost_code_pages *out);
  * (it stays where it was). */
 int opcost_code_replace(uint64_t *rng);
 
+/* How often the engine places the code anew between samples: opcost run
+ * and opcost ab's workers (where the code sits moved a process's speed by
+ * -12 to +18 % at float32 transposed B = 101, docs/comparing.md; placed
+ * anew every 50 ms, a point's samples average over many placements, and
+ * the block bootstrap sees what is left as correlation between rounds). */
+#define OPCOST_CODE_PLACEMENT_NS 50000000
+
+/* opcost_code_replace when OPCOST_CODE_PLACEMENT_NS have passed since the
+ * last placement (or since the first call); 1 when it placed the code. */
+int opcost_code_replace_due(void);
+
+/* One line on where this process's code runs: "on 2 MiB pages, placed
+ * anew every 50 ms of sampling (9 segments of 3 objects)" or why it is
+ * left in its files, from opcost_code_to_huge_pages(NULL, ...). */
+void opcost_code_pages_say(const opcost_code_pages *cp, int rc, char *out,
+                           size_t len);
+
 #endif

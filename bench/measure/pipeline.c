@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline.h"
 #include "ceiling.h"
+#include "code_pages.h"
 #include "cupti_tracer.h"
 #include "hostinfo.h"
 #include "journal.h"
@@ -496,6 +497,9 @@ static int open_run(run_state *st)
     }
     if (point_pin_threads(cfg, dev->pinning, sizeof dev->pinning) < 0)
         say(h, 0, "--threads: %s", dev->pinning);
+    opcost_code_pages cp;
+    const int placed = opcost_code_to_huge_pages(NULL, &cp);
+    opcost_code_pages_say(&cp, placed, dev->code, sizeof dev->code);
     if (load_cases(cfg, dev, &st->cl, err, sizeof err)) {
         say(h, 1, "%s", err);
         return 2; /* bad input */

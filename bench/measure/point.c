@@ -5,6 +5,7 @@
 #include "affinity.h"
 #include "attribution.h"
 #include "attribution_pass.h"
+#include "code_pages.h"
 #include "nvtx_ranges.h"
 #include "paired.h"
 #include "probe.h"
@@ -350,6 +351,9 @@ static int sample_slot(void *ctx, double *us, double *device_us, char *err,
     opcost_nvtx_pop(OPCOST_NVTX_PATH);
     if (rc)
         snprintf(err, len, "%s", s->timer.error);
+    /* between samples: many placements of the code in a point's samples
+     * (code_pages.h) */
+    opcost_code_replace_due();
     return rc;
 }
 
@@ -531,8 +535,12 @@ int point_measure(const point_context *ctx, const opcost_case *c,
                       rowops_dtype_name(c->dtype),
                       opcost_layout_name(c->layout));
     int rc = open_point(pt, err, len);
-    if (rc == 0)
+    if (rc == 0) {
+        /* what the paths loaded (the Python extension) on 2 MiB pages too */
+        opcost_code_pages cp;
+        opcost_code_to_huge_pages(NULL, &cp);
         rc = time_point(pt, err, len);
+    }
     if (rc == 0) {
         int oom;
         const double kernel_median = summarize_point(pt, &oom);

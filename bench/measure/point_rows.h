@@ -29,6 +29,8 @@ typedef struct run_device {
     /* where the intra-op threads run (affinity.h): "2 threads pinned to
      * CPUs 0,1", or why not */
     char pinning[160];
+    /* where this process's code runs (code_pages.h) */
+    char code[700];
 } run_device;
 
 /* Growable arrays of rows and samples. */

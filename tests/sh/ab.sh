@@ -58,6 +58,12 @@ grep -q "expected cost per call: " "$dir/ab.log" || { echo "FAIL: no group line"
 # the threads pinned (affinity.h), one CPU each, or said why not
 grep -Eq "^  threads +([0-9]+ threads? pinned to CPUs? [0-9,]+|not pinned: [0-9]+ threads on [0-9]+ CPUs)$" "$dir/ab.log" ||
     { grep threads "$dir/ab.log"; echo "FAIL: no pinning line"; fail=1; }
+# the code on 2 MiB pages, placed anew (code_pages.h), or said why not:
+# in the header (the coordinator) and once by each worker
+grep -Eq "^  code        (on 2 MiB pages, placed anew every 50 ms of sampling \([0-9]+ segments of [0-9]+ objects|[0-9]+ of [0-9]+ segments on 2 MiB pages)" "$dir/ab.log" ||
+    { grep code "$dir/ab.log"; echo "FAIL: no code line"; fail=1; }
+[[ $(grep -c "^opcost worker .*: code " "$dir/ab.log") -ge 2 ]] ||
+    { echo "FAIL: the workers did not say where their code runs"; fail=1; }
 "$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
     --paths kernel --llc-mib 32 --rep-budget-ms 2 --no-pin \
     --out "$dir/nopin.csv" >"$dir/nopin.log" 2>&1
