@@ -601,6 +601,11 @@ static int same_kind(const opcost_result *a, const opcost_result *b)
  * opcost_paired_excess_scatter) joins each of their intervals:
  * se^2 + tau^2, the p-value likewise. A change shared by the points is
  * not scatter (the spread is about their median). */
+static int has_ratio(const opcost_result *r)
+{
+    return r->paired_with[0] && r->ratio > 0 && r->ratio_ci95_rel > 0;
+}
+
 static void widen_by_scatter(run_out *out)
 {
     const size_t n = out->nrows;
@@ -610,34 +615,23 @@ static void widen_by_scatter(run_out *out)
     double *se = malloc((n ? n : 1) * sizeof *se);
     for (size_t i = 0; done && at && lr && se && i < n; ++i) {
         const opcost_result *a = &out->rows[i];
-        if (done[i] || !a->paired_with[0] || !(a->ratio > 0) ||
-            !(a->ratio_ci95_rel > 0))
+        if (done[i] || !has_ratio(a))
             continue;
         size_t k = 0;
-        for (size_t j = i; j < n; ++j) {
-            const opcost_result *b = &out->rows[j];
-            if (done[j] || !b->paired_with[0] || !(b->ratio > 0) ||
-                !(b->ratio_ci95_rel > 0) || !same_kind(a, b))
-                continue;
-            done[j] = 1;
-            at[k] = j;
-            lr[k] = log(b->ratio);
-            se[k] = log1p(b->ratio_ci95_rel) / 1.96;
-            ++k;
-        }
-        /* in the order of B (insertion sort: a few dozen points) */
-        for (size_t m = 1; m < k; ++m)
-            for (size_t q = m;
-                 q > 0 && out->rows[at[q - 1]].B > out->rows[at[q]].B; --q) {
-                const size_t t = at[q];
-                at[q] = at[q - 1];
-                at[q - 1] = t;
-                const double l = lr[q], e = se[q];
-                lr[q] = lr[q - 1];
-                lr[q - 1] = l;
-                se[q] = se[q - 1];
-                se[q - 1] = e;
+        for (size_t j = i; j < n; ++j)
+            if (!done[j] && has_ratio(&out->rows[j]) &&
+                same_kind(a, &out->rows[j])) {
+                done[j] = 1;
+                /* in the order of B (insertion: a few dozen points) */
+                size_t q = k++;
+                for (; q > 0 && out->rows[at[q - 1]].B > out->rows[j].B; --q)
+                    at[q] = at[q - 1];
+                at[q] = j;
             }
+        for (size_t m = 0; m < k; ++m) {
+            lr[m] = log(out->rows[at[m]].ratio);
+            se[m] = log1p(out->rows[at[m]].ratio_ci95_rel) / 1.96;
+        }
         const double tau = opcost_paired_excess_scatter(lr, se, k);
         if (!(tau > 0))
             continue;

@@ -68,9 +68,8 @@ static void hello(worker *wk, const ab_hello *h)
 }
 
 /* This build's code on 2 MiB pages, the libraries the members loaded
- * included (code_pages.h): both sides' code then sits in the same cache
- * sets wherever the page cache put the files. Between samples, no other
- * thread in it. Said on stderr when it changes. */
+ * included, to be placed anew between samples (code_pages.h). Said on
+ * stderr when it changes. */
 static void code_placement(worker *wk)
 {
     opcost_code_pages cp;

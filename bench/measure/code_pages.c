@@ -121,29 +121,38 @@ static void copy_segment(char *to, const char *from, size_t n)
 }
 #endif
 
-/* One segment: [start, start + len) replaced by a copy on huge pages.
- * Returns 0, or -1 with *reason. */
-static int move(uintptr_t start, size_t size, size_t len, int prot, int check,
-                const char **reason)
+/* len bytes of private memory on a 2 MiB boundary, asked to be on
+ * transparent huge pages; NULL with *reason. */
+static char *huge_region(size_t len, const char **reason)
 {
     char *raw = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED) {
         *reason = "no memory for the copy";
-        return -1;
+        return NULL;
     }
-    const uintptr_t q = ((uintptr_t)raw + HUGE - 1) & ~(HUGE - 1);
-    if (q > (uintptr_t)raw)
-        munmap(raw, q - (uintptr_t)raw);
-    munmap((char *)q + len, (uintptr_t)raw + len + HUGE - q - len);
-    char *copy = (char *)q;
-    if (madvise(copy, len, MADV_HUGEPAGE)) {
-        munmap(copy, len);
+    char *q = (char *)(((uintptr_t)raw + HUGE - 1) & ~(HUGE - 1));
+    if (q > raw)
+        munmap(raw, (size_t)(q - raw));
+    munmap(q + len, (size_t)(raw + len + HUGE - (q + len)));
+    if (madvise(q, len, MADV_HUGEPAGE)) {
+        munmap(q, len);
         *reason = "no transparent huge pages (madvise refused)";
-        return -1;
+        return NULL;
     }
+    return q;
+}
+
+/* One segment: [start, start + len) replaced by a copy on huge pages.
+ * Returns 0, or -1 with *reason. */
+static int move(uintptr_t start, size_t size, size_t len, int prot, int check,
+                const char **reason)
+{
+    char *copy = huge_region(len, reason);
+    if (!copy)
+        return -1;
     copy_segment(copy, (const char *)start, size);
-    if (check && huge_bytes_at(q) < len) {
+    if (check && huge_bytes_at((uintptr_t)copy) < len) {
         munmap(copy, len);
         *reason = "the kernel gave 4 KiB pages (transparent huge pages "
                   "off, or none free)";
@@ -253,28 +262,22 @@ int opcost_code_replace(uint64_t *rng)
     for (int i = 0; i < nmoved; ++i) {
         const moved_segment *m = &moved_seg[i];
         if (!(m->prot & PROT_EXEC))
-            continue; /* the code; its data stay (each copy costs ~4 ms) */
+            continue; /* the code; its read-only data, larger, stay */
         ++placed;
         /* huge pages held while the copy takes its own: the allocator
          * would otherwise hand back the page the last copy freed */
-        void *skip[MAX_SKIP];
+        char *skip[MAX_SKIP];
         const int nskip = (int)(rng_next(rng) % (MAX_SKIP + 1));
-        for (int k = 0; k < nskip; ++k) {
-            skip[k] = mmap(NULL, 2 * HUGE, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (skip[k] == MAP_FAILED)
-                continue;
-            char *at = (char *)(((uintptr_t)skip[k] + HUGE - 1) & ~(HUGE - 1));
-            madvise(at, HUGE, MADV_HUGEPAGE);
-            *(volatile char *)at = 1;
-        }
         const char *reason = NULL;
+        for (int k = 0; k < nskip; ++k)
+            if ((skip[k] = huge_region(HUGE, &reason)))
+                *(volatile char *)skip[k] = 1; /* takes its page */
         /* unchecked (smaps of a process holding torch takes
          * milliseconds to read): the first move found huge pages */
         failed |= move(m->start, m->size, m->len, m->prot, 0, &reason) != 0;
         for (int k = 0; k < nskip; ++k)
-            if (skip[k] != MAP_FAILED)
-                munmap(skip[k], 2 * HUGE);
+            if (skip[k])
+                munmap(skip[k], HUGE);
     }
     return failed ? -1 : placed;
 }

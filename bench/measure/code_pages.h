@@ -1,18 +1,18 @@
-/* This build's code on 2 MiB pages, so that where it sits in the caches
- * follows from the build alone.
+/* This build's code on 2 MiB pages, placed anew as a process measures, so
+ * that a time averages over many placements of the code instead of
+ * carrying one.
  *
- * The caches below L1 are indexed by physical address. A file's code is
- * mapped from the page cache, 4 KiB pages wherever the kernel put them, so
- * two clones of one commit (identical bytes in two files) run at two
- * speeds: in opcost ab on a Zen 5 host, float32 transposed at B = 101-405
- * was 3-5 % faster on one clone's side, the sign followed the files when
- * the sides were swapped, and it changed each time one clone's files were
- * dropped from the page cache and read again (docs/comparing.md). On a
- * 2 MiB page an address's low 21 bits are the same physically as
- * virtually, and those bits are all the set index of the L2 (1 MiB,
- * 16 ways) and of a 32 MiB 16-way L3: two processes that map the same
- * build at the same addresses (opcost ab turns address randomization off)
- * then place its code in the same sets.
+ * The caches below L1 are indexed by physical address, and where a
+ * kernel's code sits moves its speed. Left in its files, the code sits on
+ * the page cache's 4 KiB pages: two clones of one commit (identical bytes
+ * in two files) ran at two speeds in opcost ab on a Zen 5 host (float32
+ * transposed B = 101-405, 3-5 %; the sign followed the files when the
+ * sides were swapped, and changed each time one clone's files were
+ * dropped from the page cache and read again), and kept that bias for as
+ * long as the pages stayed cached. Moved once per process onto its own
+ * 2 MiB pages, one build against itself read x0.88-x1.18 per process pair
+ * at B = 101-104, alike at all the pair's points. Placed anew every 50 ms,
+ * x0.989-x1.021 (docs/comparing.md).
  *
  * The objects are linked with -z max-page-size=0x200000 (CMakeLists.txt),
  * so each read-only segment starts on a 2 MiB boundary and none shares its
