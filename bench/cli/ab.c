@@ -28,6 +28,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* ctx.workers[]: process 0 of each side */
+enum { BASE_WORKER = 0, NEW_WORKER = 1 };
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -49,6 +52,11 @@ static void usage(FILE *f)
             "  --new DIR    the build compared\n"
             "  --alpha X    significance of a slower or faster verdict, "
             "Holm-corrected\n               over the pairs (default: 0.05)\n"
+            "  --processes K  worker processes a side, 1 to %d (default 2): "
+            "a process's\n               own placement in memory moves its "
+            "speed for its whole\n               life; the sides' means "
+            "average it over K and the processes\n               of a side "
+            "measure it, into every interval\n"
             "  --gate       also judge each distribution group's weighted "
             "expected\n               cost ratio: exit 1 when one is slower, "
             "3 when one is\n               unsure (make nightly)\n"
@@ -56,7 +64,8 @@ static void usage(FILE *f)
             "Exit status: 0 no point slower, 1 a point slower beyond the "
             "threshold\nor broken (ok in base, wrong or failed in new),\n2 bad "
             "input or no comparison (a side could not "
-            "start or went away),\n3 (with --gate) a group unsure.\n");
+            "start or went away),\n3 (with --gate) a group unsure.\n",
+            OPCOST_AB_MAX_PROCESSES);
 }
 
 /* DIR's opcost: DIR/opcost, or DIR/build/opcost. */
@@ -237,7 +246,8 @@ int opcost_ab_main(int argc, char **argv)
     const char *gates_out = NULL;
     int gate_on = 0;
     double alpha = 0.05;
-    /* --base, --new, --alpha here; the rest is opcost run's */
+    long processes = 2;
+    /* --base, --new, --alpha, --processes here; the rest is opcost run's */
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest)
         return 2;
@@ -258,6 +268,7 @@ int opcost_ab_main(int argc, char **argv)
                           : !strcmp(a, "--new")       ? 1
                           : !strcmp(a, "--alpha")     ? 2
                           : !strcmp(a, "--gates-out") ? 3
+                          : !strcmp(a, "--processes") ? 4
                                                       : -1;
         if (which < 0) {
             rest[nrest++] = argv[i];
@@ -281,6 +292,20 @@ int opcost_ab_main(int argc, char **argv)
             continue;
         }
         char *end;
+        if (which == 4) {
+            errno = 0;
+            processes = strtol(v, &end, 10);
+            if (errno || end == v || *end || processes < 1 ||
+                processes > OPCOST_AB_MAX_PROCESSES) {
+                fprintf(stderr,
+                        "opcost ab: --processes: must be a whole number "
+                        "from 1 to %d, got '%s'\n",
+                        OPCOST_AB_MAX_PROCESSES, v);
+                free(rest);
+                return 2;
+            }
+            continue;
+        }
         alpha = strtod(v, &end);
         if (*end || !(alpha > 0 && alpha < 1)) {
             fprintf(stderr, "opcost ab: --alpha: must be in (0, 1), got '%s'\n",
@@ -327,26 +352,32 @@ int opcost_ab_main(int argc, char **argv)
                         "run in each\n");
         return 2;
     }
-    plan.replicates = 0; /* the pairs need no run-to-run noise */
-    opcost_ab_side sides[2] = {{.name = "base", .opcost = exe[0]},
-                               {.name = "new", .opcost = exe[1]}};
-    if (opcost_ab_start(&plan, sides, err, sizeof err)) {
+    plan.replicates = 0;      /* the pairs need no run-to-run noise */
+    static opcost_ab_ctx ctx; /* 66 KiB */
+    opcost_ab_init(&ctx, exe[0], exe[1], (int)processes, plan.threshold, alpha);
+    if (opcost_ab_start(&plan, &ctx, err, sizeof err)) {
         fprintf(stderr, "opcost ab: %s\n", err);
-        opcost_ab_stop(sides);
+        opcost_ab_stop(&ctx);
         return 2;
     }
-    printf("opcost ab: base %s (git %s), new %s (git %s)\n", exe[0],
-           sides[0].git_sha, exe[1], sides[1].git_sha);
-    ab_console console = {plan.threshold,   alpha, gate_on, gates_out,
-                          sides[0].git_sha, 0};
+    printf("opcost ab: base %s (git %s), new %s (git %s), %d process%s a "
+           "side\n",
+           exe[0], ctx.workers[BASE_WORKER].git_sha, exe[1],
+           ctx.workers[NEW_WORKER].git_sha, ctx.processes,
+           ctx.processes == 1 ? "" : "es");
+    ab_console console = {plan.threshold,
+                          alpha,
+                          gate_on,
+                          gates_out,
+                          ctx.workers[BASE_WORKER].git_sha,
+                          0};
     const opcost_run_hooks hooks = {&console,   on_started, on_progress,
                                     on_message, on_settled, on_finished};
-    opcost_ab_ctx ctx = {sides, plan.threshold, alpha, 0, ""};
     const opcost_point_measurer m = opcost_ab_measurer(&ctx);
     run_device dev;
     memset(&dev, 0, sizeof dev);
     const int rc = opcost_pipeline_run(&plan, &dev, &hooks, &m);
-    opcost_ab_stop(sides);
+    opcost_ab_stop(&ctx);
     if (ctx.failed) {
         fprintf(stderr, "opcost ab: no whole comparison: %s\n", ctx.why);
         return 2;

@@ -139,34 +139,55 @@ static int hello(const opcost_plan *plan, opcost_ab_side *s, char *err,
     return 0;
 }
 
-int opcost_ab_start(const opcost_plan *plan, opcost_ab_side sides[2], char *err,
+void opcost_ab_init(opcost_ab_ctx *ctx, const char *base_exe,
+                    const char *new_exe, int processes, double threshold,
+                    double alpha)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->processes = processes;
+    ctx->threshold = threshold;
+    ctx->alpha = alpha;
+    for (int w = 0; w < 2 * OPCOST_AB_MAX_PROCESSES; ++w) {
+        ctx->workers[w].name = w % 2 == BASE ? "base" : "new";
+        ctx->workers[w].opcost = w % 2 == BASE ? base_exe : new_exe;
+        ctx->workers[w].sock = -1;
+    }
+}
+
+int opcost_ab_start(const opcost_plan *plan, opcost_ab_ctx *ctx, char *err,
                     size_t len)
 {
-    for (int i = 0; i < 2; ++i) {
-        sides[i].sock = -1;
-        places_for(plan, sides[i].places, sizeof sides[i].places);
+    const int nw = 2 * ctx->processes;
+    for (int w = 0; w < nw; ++w) {
+        ctx->workers[w].sock = -1;
+        places_for(plan, ctx->workers[w].places, sizeof ctx->workers[w].places);
     }
-    for (int i = 0; i < 2; ++i)
-        if (start_one(&sides[i], err, len) || hello(plan, &sides[i], err, len))
+    for (int w = 0; w < nw; ++w)
+        if (start_one(&ctx->workers[w], err, len) ||
+            hello(plan, &ctx->workers[w], err, len))
             return -1;
     return 0;
 }
 
-void opcost_ab_stop(opcost_ab_side sides[2])
+void opcost_ab_stop(opcost_ab_ctx *ctx)
 {
-    for (int i = 0; i < 2; ++i) {
-        if (sides[i].sock < 0)
+    for (int w = 0; w < 2 * ctx->processes; ++w) {
+        opcost_ab_side *side = &ctx->workers[w];
+        if (side->sock < 0)
             continue;
         const uint32_t quit = AB_QUIT;
-        if (sides[i].alive)
-            ab_send(sides[i].sock, &quit, sizeof quit, -1);
-        close(sides[i].sock);
-        sides[i].sock = -1;
+        if (side->alive)
+            ab_send(side->sock, &quit, sizeof quit, -1);
+        close(side->sock);
+        side->sock = -1;
         int status;
-        while (waitpid(sides[i].pid, &status, 0) < 0 && errno == EINTR)
+        while (waitpid(side->pid, &status, 0) < 0 && errno == EINTR)
             ;
-        sides[i].alive = 0;
+        side->alive = 0;
     }
+    free(ctx->contrasts);
+    ctx->contrasts = NULL;
+    ctx->ncontrasts = ctx->capcontrasts = 0;
 }
 
 /* ---- a point of both sides */
@@ -231,6 +252,9 @@ static int probe_sample(void *ctx, double *us, double *device_us, char *err,
     return 0;
 }
 
+/* Workers of a run at most: both sides' processes. */
+#define MAX_WORKERS (2 * OPCOST_AB_MAX_PROCESSES)
+
 typedef struct ab_point {
     opcost_ab_ctx *ab;
     const point_context *pc;
@@ -242,14 +266,16 @@ typedef struct ab_point {
     opcost_workload w;
     int made;
     point_row_id ids[POINT_ROWS_MAX];
-    int n;                                /* members a side */
-    size_t row[2][OPCOST_AB_MAX_MEMBERS]; /* into out->rows */
-    int member[2][OPCOST_AB_MAX_MEMBERS]; /* -1: not timed */
-    remote rm[2][OPCOST_AB_MAX_MEMBERS];
-    ab_member_state state[2][OPCOST_AB_MAX_MEMBERS];
+    int n;                                /* members a worker */
+    int nw;                               /* workers (2 x processes) */
+    size_t row[2][OPCOST_AB_MAX_MEMBERS]; /* a side's, into out->rows */
+    /* worker w (side w % 2, process w / 2) */
+    int member[MAX_WORKERS][OPCOST_AB_MAX_MEMBERS]; /* -1: not timed */
+    remote rm[MAX_WORKERS][OPCOST_AB_MAX_MEMBERS];
+    ab_member_state state[MAX_WORKERS][OPCOST_AB_MAX_MEMBERS];
     probe_slot probe;
     point_probe probed;
-    opcost_member members[2 * OPCOST_AB_MAX_MEMBERS + 1];
+    opcost_member members[MAX_WORKERS * OPCOST_AB_MAX_MEMBERS + 1];
     int nmembers;
     opcost_rounds_result rounds;
 } ab_point;
@@ -293,8 +319,9 @@ static int make_block(ab_point *pt, char *err, size_t len)
     return 0;
 }
 
-/* Both sides prepare every member on the block; their rows say what came
- * of it. -1 when a side is gone. */
+/* Every worker prepares every member on the block; the side's rows say
+ * what came of it (the first process's dispatch, any process's failure).
+ * -1 when a worker is gone. */
 static int open_sides(ab_point *pt, char *err, size_t len)
 {
     static ab_open q; /* 8 KiB */
@@ -318,8 +345,9 @@ static int open_sides(ab_point *pt, char *err, size_t len)
                  pt->ids[i].variant->name);
     }
     static ab_open_reply r;
-    for (int s = 0; s < 2; ++s) {
-        opcost_ab_side *side = &pt->ab->sides[s];
+    for (int wk = 0; wk < pt->nw; ++wk) {
+        const int s = wk % 2;
+        opcost_ab_side *side = &pt->ab->workers[wk];
         q.first_set = 0; /* as remote.pos */
         memset(&r, 0, sizeof r);
         if (!side->alive || ab_send(side->sock, &q, sizeof q, pt->fd) ||
@@ -334,9 +362,10 @@ static int open_sides(ab_point *pt, char *err, size_t len)
                 point_row_status(row, OPCOST_STATUS_ERROR, r.error);
                 continue;
             }
-            pt->state[s][i] = r.m[i];
-            snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
-                     r.m[i].dispatch_path);
+            pt->state[wk][i] = r.m[i];
+            if (wk < 2)
+                snprintf(row->dispatch_path, sizeof row->dispatch_path, "%s",
+                         r.m[i].dispatch_path);
             if (r.m[i].status != OPCOST_STATUS_OK)
                 point_row_status(row, (opcost_status)r.m[i].status, r.m[i].why);
         }
@@ -357,41 +386,44 @@ static void add_member(ab_point *pt, const char *name,
     m->cost_us = cost_us;
 }
 
-/* The rounds: every ready member of both sides and the probe; the ratios
- * tracked are each new member's against its base twin. */
+/* The rounds: every ready member of every worker and the probe, a
+ * member's workers back to back; the ratios tracked are each new process's
+ * member against its base twin's. */
 static int time_point(ab_point *pt, char *err, size_t len)
 {
     const opcost_plan *cfg = pt->pc->cfg;
-    opcost_rounds_pair pairs[OPCOST_AB_MAX_MEMBERS];
+    opcost_rounds_pair pairs[OPCOST_AB_MAX_MEMBERS * OPCOST_AB_MAX_PROCESSES];
     int np = 0;
     for (int i = 0; i < pt->n; ++i) {
         const ab_member_state *b = &pt->state[BASE][i];
-        for (int s = 0; s < 2; ++s) {
-            const ab_member_state *st = &pt->state[s][i];
-            pt->member[s][i] = -1;
+        for (int wk = 0; wk < pt->nw; ++wk) {
+            const ab_member_state *st = &pt->state[wk][i];
+            pt->member[wk][i] = -1;
             if (st->status != OPCOST_STATUS_OK ||
-                row_of(pt, s, i)->status != OPCOST_STATUS_OK)
+                row_of(pt, wk % 2, i)->status != OPCOST_STATUS_OK)
                 continue;
             /* the same calls per sample on both sides: the base's */
             const int batch =
                 b->status == OPCOST_STATUS_OK ? b->batch : st->batch;
-            pt->rm[s][i] = (remote){&pt->ab->sides[s],
-                                    &pt->w,
-                                    i,
-                                    batch,
-                                    st->call_us < OPCOST_LEAD_IN_BELOW_US,
-                                    0,
-                                    pt->w.nsets};
-            pt->member[s][i] = pt->nmembers;
-            add_member(pt, pt->ids[i].path->name, remote_sample, &pt->rm[s][i],
+            pt->rm[wk][i] = (remote){&pt->ab->workers[wk],
+                                     &pt->w,
+                                     i,
+                                     batch,
+                                     st->call_us < OPCOST_LEAD_IN_BELOW_US,
+                                     0,
+                                     pt->w.nsets};
+            pt->member[wk][i] = pt->nmembers;
+            add_member(pt, pt->ids[i].path->name, remote_sample, &pt->rm[wk][i],
                        st->call_us * batch);
-            /* the pair's two samples back to back */
+            /* the member's samples of all workers back to back */
             pt->members[pt->nmembers - 1].group = i + 1;
         }
-        if (pt->member[BASE][i] >= 0 && pt->member[NEW][i] >= 0)
-            pairs[np++] =
-                (opcost_rounds_pair){pt->member[NEW][i], pt->member[BASE][i]};
+        for (int wk = 0; wk + 1 < pt->nw; wk += 2)
+            if (pt->member[wk + BASE][i] >= 0 && pt->member[wk + NEW][i] >= 0)
+                pairs[np++] = (opcost_rounds_pair){pt->member[wk + NEW][i],
+                                                   pt->member[wk + BASE][i]};
     }
+    const int timed = pt->nmembers;
     if (pt->probe.member >= 0) {
         pt->probe.member = pt->nmembers;
         add_member(pt, "probe", probe_sample, &pt->probe,
@@ -401,7 +433,10 @@ static int time_point(ab_point *pt, char *err, size_t len)
         return 0;
     const opcost_rounds_rule rule = {
         .target_rel = cfg->noise_target,
-        .budget_s = cfg->reps * cfg->rep_budget_s * pt->nmembers,
+        /* the time of one process a side: more processes, fewer rounds
+         * (each round's ratio averages over them) */
+        .budget_s = cfg->reps * cfg->rep_budget_s *
+                    (timed / pt->ab->processes + (pt->nmembers - timed)),
         .min_rounds = (size_t)(cfg->reps > 10 ? cfg->reps : 10),
         .max_rounds = 100000,
         /* no strides: a pair's two sides must share their rounds (a slow
@@ -413,36 +448,87 @@ static int time_point(ab_point *pt, char *err, size_t len)
                              &pt->rounds, err, len);
 }
 
+/* A side's members of member i over its processes (k of them), or 0 when
+ * one was not timed; the first failed one in *failed. */
+static int side_members(ab_point *pt, int s, int i, const opcost_member **m,
+                        const opcost_member **failed)
+{
+    int k = 0;
+    *failed = NULL;
+    for (int wk = s; wk < pt->nw; wk += 2) {
+        const int at = pt->member[wk][i];
+        if (at < 0)
+            return 0;
+        m[k++] = &pt->members[at];
+        if (pt->members[at].failed && !*failed)
+            *failed = &pt->members[at];
+    }
+    return k;
+}
+
+/* The log ratios between a side's processes 2j and 2j + 1 at this point,
+ * kept for holm_verdicts (the spread they show joins the intervals). -1:
+ * out of memory. */
+static int keep_contrasts(ab_point *pt, int s, int i,
+                          const opcost_member *const *m, int k)
+{
+    opcost_ab_ctx *ab = pt->ab;
+    for (int j = 0; j + 1 < k; j += 2) {
+        opcost_paired e;
+        if (opcost_member_ratio(m[j], m[j + 1], pt->pc->cfg->seed, &e) ||
+            !(e.se > 0))
+            continue;
+        if (ab->ncontrasts == ab->capcontrasts) {
+            const size_t cap = ab->capcontrasts ? 2 * ab->capcontrasts : 256;
+            opcost_ab_contrast *c =
+                realloc(ab->contrasts, cap * sizeof *ab->contrasts);
+            if (!c)
+                return -1;
+            ab->contrasts = c;
+            ab->capcontrasts = cap;
+        }
+        ab->contrasts[ab->ncontrasts++] =
+            (opcost_ab_contrast){pt->row[s][i], e.log_ratio, e.se};
+    }
+    return 0;
+}
+
 static int summarize(ab_point *pt)
 {
     const opcost_plan *cfg = pt->pc->cfg;
-    for (int i = 0; i < pt->n; ++i)
+    const opcost_member *m[2][OPCOST_AB_MAX_PROCESSES];
+    int k[2];
+    for (int i = 0; i < pt->n; ++i) {
         for (int s = 0; s < 2; ++s) {
             opcost_result *row = row_of(pt, s, i);
-            const int k = pt->member[s][i];
-            if (k >= 0 && pt->members[k].failed)
-                point_row_status(row, OPCOST_STATUS_ERROR,
-                                 pt->members[k].error);
-            else if (k >= 0 &&
-                     point_row_samples(cfg, row, &pt->members[k], pt->out))
-                return -1;
-            if (k >= 0 && row->status == OPCOST_STATUS_OK) {
+            const opcost_member *failed;
+            k[s] = side_members(pt, s, i, m[s], &failed);
+            if (k[s] && failed) {
+                point_row_status(row, OPCOST_STATUS_ERROR, failed->error);
+            } else if (k[s]) {
+                opcost_member all;
+                if (opcost_member_merge(m[s], k[s], &all))
+                    return -1;
+                const int oom = point_row_samples(cfg, row, &all, pt->out);
+                opcost_member_free(&all);
+                if (oom || keep_contrasts(pt, s, i, m[s], k[s]))
+                    return -1;
+            }
+            if (k[s] && row->status == OPCOST_STATUS_OK) {
                 snprintf(row->stopped_by, sizeof row->stopped_by, "%s",
                          opcost_rounds_stop_name(pt->rounds.stop));
                 if (pt->probe.member >= 0)
-                    point_row_frac(cfg, row, &pt->members[pt->probe.member],
-                                   &pt->members[k], opcost_probe_bytes(&pt->w));
+                    point_row_frac_of(cfg, row, &pt->members[pt->probe.member],
+                                      m[s], k[s], opcost_probe_bytes(&pt->w));
             }
             point_set_ceiling(row, pt->pc->ceiling, 0);
         }
-    for (int i = 0; i < pt->n; ++i) {
-        const int kb = pt->member[BASE][i], kn = pt->member[NEW][i];
         opcost_result *row = row_of(pt, NEW, i);
-        if (kb >= 0 && kn >= 0 && row->status == OPCOST_STATUS_OK &&
+        if (k[BASE] && k[NEW] && row->status == OPCOST_STATUS_OK &&
             row_of(pt, BASE, i)->status == OPCOST_STATUS_OK) {
             opcost_paired e;
-            point_row_ratio(cfg, row, &pt->members[kn], &pt->members[kb],
-                            "base", &e);
+            point_row_ratio_of(cfg, row, m[NEW], k[NEW], m[BASE], k[BASE],
+                               "base", &e);
         }
     }
     if (pt->probe.member >= 0)
@@ -451,12 +537,14 @@ static int summarize(ab_point *pt)
     return 0;
 }
 
-/* Each side releases its members; their compile times and notes. */
+/* Each worker releases its members; the compile times and notes of each
+ * side's first process. */
 static void close_sides(ab_point *pt)
 {
     static ab_close_reply r;
-    for (int s = 0; s < 2; ++s) {
-        opcost_ab_side *side = &pt->ab->sides[s];
+    for (int wk = 0; wk < pt->nw; ++wk) {
+        const int s = wk % 2;
+        opcost_ab_side *side = &pt->ab->workers[wk];
         const uint32_t q = AB_CLOSE;
         memset(&r, 0, sizeof r);
         if (!side->alive || ab_send(side->sock, &q, sizeof q, -1) ||
@@ -464,7 +552,7 @@ static void close_sides(ab_point *pt)
             side->alive = 0;
             continue;
         }
-        for (int i = 0; i < pt->n && i < r.nmembers; ++i) {
+        for (int i = 0; wk < 2 && i < pt->n && i < r.nmembers; ++i) {
             opcost_result *row = row_of(pt, s, i);
             if (r.compile_ms[i] > 0 || r.compile_ms[i] == 0)
                 row->compile_ms = r.compile_ms[i];
@@ -479,12 +567,20 @@ static void side_identity(ab_point *pt)
     for (int s = 0; s < 2; ++s)
         for (int i = 0; i < pt->n; ++i) {
             opcost_result *row = row_of(pt, s, i);
-            const opcost_ab_side *side = &pt->ab->sides[s];
+            const opcost_ab_side *side = &pt->ab->workers[s];
             snprintf(row->side, sizeof row->side, "%s", side->name);
             snprintf(row->git_sha, sizeof row->git_sha, "%s", side->git_sha);
             snprintf(row->torch_version, sizeof row->torch_version, "%s",
                      side->torch_version);
         }
+}
+
+static int all_alive(const opcost_ab_ctx *ab)
+{
+    for (int wk = 0; wk < 2 * ab->processes; ++wk)
+        if (!ab->workers[wk].alive)
+            return 0;
+    return 1;
 }
 
 static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
@@ -505,6 +601,7 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
     pt->fd = -1;
     pt->probe.member = -1;
     pt->n = point_row_ids(pc->cfg, pt->ids);
+    pt->nw = 2 * ab->processes;
     int rc = 0;
     char why[1024] = "";
     if (pt->n > OPCOST_AB_MAX_MEMBERS) {
@@ -529,7 +626,7 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
         }
     if (rc == 0) {
         side_identity(pt);
-        if (!ab->sides[BASE].alive || !ab->sides[NEW].alive) {
+        if (!all_alive(ab)) {
             for (int s = 0; s < 2; ++s)
                 for (int i = 0; i < pt->n; ++i)
                     point_row_status(row_of(pt, s, i), OPCOST_STATUS_ERROR,
@@ -558,11 +655,12 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
                 if (rc)
                     snprintf(err, len, "out of memory (samples)");
                 close_sides(pt);
-                for (int s = 0; s < 2; ++s)
-                    if (!ab->sides[s].alive) {
+                for (int wk = 0; wk < pt->nw; ++wk)
+                    if (!ab->workers[wk].alive) {
                         ab->failed = 1;
                         snprintf(ab->why, sizeof ab->why,
-                                 "the %s worker went away", ab->sides[s].name);
+                                 "the %s worker went away",
+                                 ab->workers[wk].name);
                     }
             }
         }
@@ -591,7 +689,8 @@ static int same_kind(const opcost_result *a, const opcost_result *b)
            !strcmp(a->dtype, b->dtype) && a->N == b->N;
 }
 
-/* What the two processes differ by beyond the rounds: each allocates its
+/* With one process a side (--processes 1), what the two processes differ
+ * by beyond the rounds: each allocates its
  * own objects and outputs (the framework paths'), and where they land
  * moves its speed; one process pair has one such placement for all its
  * rounds, so no interval from them can hold it. Across the points of one
@@ -656,13 +755,76 @@ static void widen_by_scatter(run_out *out)
     free(se);
 }
 
-/* After the last point: every new row's interval with the scatter between
- * the processes, then its verdict with its p-value Holm-corrected over all
- * pairs of the run. */
+/* With two or more processes a side: what a process's own memory moves is
+ * measured, between the processes of one side (ctx->contrasts, known to be
+ * 1 but for it). Their spread tau over the points of one path, variant,
+ * op, dtype and layout (opcost_paired_excess_spread: an offset all of them
+ * share counts) is sqrt(2) sigma for a process's sigma; a new row's ratio
+ * is the mean of k processes over the mean of k, so its share is
+ * 2 sigma^2 / k = tau^2 / k, joined to each row's interval and p-value. */
+static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
+{
+    const size_t n = out->nrows, nc = ab->ncontrasts;
+    char *done = calloc(n ? n : 1, 1);
+    double *d = malloc((nc ? nc : 1) * sizeof *d);
+    double *se = malloc((nc ? nc : 1) * sizeof *se);
+    for (size_t i = 0; done && d && se && i < n; ++i) {
+        const opcost_result *a = &out->rows[i];
+        if (done[i] || !has_ratio(a) || strcmp(a->side, "new"))
+            continue;
+        size_t k = 0;
+        for (size_t c = 0; c < nc; ++c)
+            if (ab->contrasts[c].row < n &&
+                same_kind(a, &out->rows[ab->contrasts[c].row])) {
+                d[k] = ab->contrasts[c].d;
+                se[k++] = ab->contrasts[c].se;
+            }
+        const double tau = opcost_paired_excess_spread(d, se, k);
+        for (size_t j = i; j < n; ++j) {
+            opcost_result *r = &out->rows[j];
+            if (done[j] || !has_ratio(r) || !same_kind(a, r))
+                continue;
+            done[j] = 1;
+            char note[240];
+            if (isnan(tau)) {
+                snprintf(note, sizeof note,
+                         "no spread between the processes of a side: %zu "
+                         "contrasts of this path, dtype and layout, %d "
+                         "needed",
+                         k, OPCOST_SPREAD_MIN);
+                point_row_note(r, note);
+                continue;
+            }
+            const double se0 = log1p(r->ratio_ci95_rel) / 1.96;
+            const double wide = sqrt(se0 * se0 + tau * tau / ab->processes);
+            const double lr = log(r->ratio);
+            r->ratio_ci95_rel = expm1(1.96 * wide);
+            const double p = opcost_t_two_sided_p(lr / wide, 1e6);
+            r->p_value = p > r->p_value ? p : r->p_value;
+            snprintf(note, sizeof note,
+                     "interval with the spread between the %d processes of "
+                     "a side over this path's %zu contrasts of this dtype "
+                     "and layout: +-%.2f%% a process",
+                     ab->processes, k, 100 * expm1(1.96 * tau / sqrt(2.0)));
+            point_row_note(r, note);
+        }
+    }
+    free(done);
+    free(d);
+    free(se);
+}
+
+/* After the last point: every new row's interval with what the processes
+ * differ by beyond the rounds (measured between the processes of a side
+ * where each has two or more, else the scatter over the points), then its
+ * verdict with its p-value Holm-corrected over all pairs of the run. */
 static void holm_verdicts(void *ctx, run_out *out)
 {
     opcost_ab_ctx *ab = ctx;
-    widen_by_scatter(out);
+    if (ab->processes >= 2)
+        widen_by_spread(ab, out);
+    else
+        widen_by_scatter(out);
     double *p = malloc((out->nrows ? out->nrows : 1) * sizeof *p);
     if (!p)
         return;

@@ -1,5 +1,6 @@
 /* `opcost ab`: two builds compared in lockstep rounds. Each side is its
- * own build's opcost, started as a worker (bench/measure/ab_worker.h);
+ * own build's opcost, started as workers (bench/measure/ab_worker.h), two
+ * processes a side by default (opcost_ab_ctx says why);
  * this process, the coordinator, makes every point's input sets once in
  * shared memory, has both sides prepare, verify (against the C double
  * reference), calibrate and warm up every selected path and variant on
@@ -18,6 +19,10 @@
 
 #include <sys/types.h>
 
+/* Processes a side may run. */
+#define OPCOST_AB_MAX_PROCESSES 8
+
+/* A worker: one process of a side. */
 typedef struct opcost_ab_side {
     const char *name;   /* "base" or "new" */
     const char *opcost; /* the build's opcost executable */
@@ -29,25 +34,50 @@ typedef struct opcost_ab_side {
     char git_sha[64], torch_version[64];
 } opcost_ab_side;
 
-/* Starts both sides' workers and greets them (same protocol, the plan's
- * threads set). 0, or -1 with err (a side that cannot start, speaks
- * another protocol or refuses the settings). */
-int opcost_ab_start(const opcost_plan *plan, opcost_ab_side sides[2], char *err,
-                    size_t len);
+/* A log ratio between two processes of one side at one point, and its
+ * standard error: 0 but for what each process's own memory moves. */
+typedef struct opcost_ab_contrast {
+    size_t row; /* the side's row of the point, in the run's rows */
+    double d, se;
+} opcost_ab_contrast;
 
-/* Stops both workers (quit, then waits for them). */
-void opcost_ab_stop(opcost_ab_side sides[2]);
-
-/* The measurer of opcost_pipeline_run for an A/B run over sides (alpha:
- * the significance of the Holm-corrected verdicts). ctx is owned by the
+/* An A/B run: its workers, each side `processes` of them (2 by default:
+ * a process's own placement in memory moves its speed by a few per cent
+ * for its whole life, so a side of one process could not tell that from
+ * a change; with two, both sides' mean averages it and the processes of
+ * one side measure it, opcost_paired_excess_spread). ctx is owned by the
  * caller and must outlive the run. */
 typedef struct opcost_ab_ctx {
-    opcost_ab_side *sides;
+    /* workers[2 p] is process p of base, workers[2 p + 1] of new; set
+     * name and opcost of each before opcost_ab_start */
+    opcost_ab_side workers[2 * OPCOST_AB_MAX_PROCESSES];
+    int processes;           /* a side: 1 .. OPCOST_AB_MAX_PROCESSES */
     double threshold, alpha; /* the verdicts' band and significance */
     int failed;              /* a side went away: the comparison is not whole */
     char why[512];
+    /* set during the run */
+    opcost_ab_contrast *contrasts;
+    size_t ncontrasts, capcontrasts;
 } opcost_ab_ctx;
 
+/* Sets ctx's workers from the two builds' executables (processes a side)
+ * with the threshold and alpha; no worker started. */
+void opcost_ab_init(opcost_ab_ctx *ctx, const char *base_exe,
+                    const char *new_exe, int processes, double threshold,
+                    double alpha);
+
+/* Starts every worker, the sides alternating, and greets them (same
+ * protocol, the plan's threads set). 0, or -1 with err (a side that cannot
+ * start, speaks another protocol or refuses the settings). */
+int opcost_ab_start(const opcost_plan *plan, opcost_ab_ctx *ctx, char *err,
+                    size_t len);
+
+/* Stops every worker (quit, then waits for it) and frees what the run
+ * kept. */
+void opcost_ab_stop(opcost_ab_ctx *ctx);
+
+/* The measurer of opcost_pipeline_run for an A/B run (alpha: the
+ * significance of the Holm-corrected verdicts). */
 opcost_point_measurer opcost_ab_measurer(opcost_ab_ctx *ctx);
 
 #endif

@@ -231,7 +231,15 @@ int point_row_ratio(const opcost_plan *cfg, opcost_result *row,
                     const opcost_member *m, const opcost_member *base,
                     const char *base_name, opcost_paired *e)
 {
-    if (opcost_member_ratio(m, base, cfg->seed, e)) {
+    return point_row_ratio_of(cfg, row, &m, 1, &base, 1, base_name, e);
+}
+
+int point_row_ratio_of(const opcost_plan *cfg, opcost_result *row,
+                       const opcost_member *const *m, int nm,
+                       const opcost_member *const *base, int nb,
+                       const char *base_name, opcost_paired *e)
+{
+    if (opcost_members_ratio(m, nm, base, nb, cfg->seed, e)) {
         char note[300];
         snprintf(note, sizeof note,
                  "no paired ratio: %zu rounds shared with %.128s, %d needed",
@@ -254,12 +262,19 @@ void point_row_frac(const opcost_plan *cfg, opcost_result *row,
                     const opcost_member *probe, const opcost_member *m,
                     int64_t moved)
 {
+    point_row_frac_of(cfg, row, probe, &m, 1, moved);
+}
+
+void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
+                       const opcost_member *probe,
+                       const opcost_member *const *m, int nm, int64_t moved)
+{
     row->probe_gbps =
         (double)moved / (point_median(probe->us, probe->n) * 1e-6) / 1e9;
     opcost_paired e;
     if (row->bytes == OPCOST_INT_NA)
         return;
-    if (opcost_member_ratio(probe, m, cfg->seed, &e)) {
+    if (opcost_members_ratio(&probe, 1, m, nm, cfg->seed, &e)) {
         char note[160];
         snprintf(note, sizeof note,
                  "no paired frac_of_peak: %zu rounds shared with the probe, "

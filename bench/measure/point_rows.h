@@ -98,12 +98,24 @@ int point_row_ratio(const opcost_plan *cfg, opcost_result *row,
                     const opcost_member *m, const opcost_member *base,
                     const char *base_name, opcost_paired *e);
 
+/* The same of several processes of a build each: the mean log of m[0..nm-1]
+ * over that of base[0..nb-1] (opcost_members_ratio). */
+int point_row_ratio_of(const opcost_plan *cfg, opcost_result *row,
+                       const opcost_member *const *m, int nm,
+                       const opcost_member *const *base, int nb,
+                       const char *base_name, opcost_paired *e);
+
 /* The row's frac_of_peak: its bandwidth over the probe's in the same
  * rounds (the probe moves `moved` bytes a call), with its interval, and
  * the probe's GB/s. */
 void point_row_frac(const opcost_plan *cfg, opcost_result *row,
                     const opcost_member *probe, const opcost_member *m,
                     int64_t moved);
+
+/* The same with the row's time the mean log of m[0..nm-1]. */
+void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
+                       const opcost_member *probe,
+                       const opcost_member *const *m, int nm, int64_t moved);
 
 /* The ceiling a row's traffic is bounded by; sets ceiling_gbps,
  * ceiling_kind, working_set_bytes and frac_of_peak_best. */

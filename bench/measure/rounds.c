@@ -134,14 +134,64 @@ static int take_sample(opcost_member *m, int64_t round)
 int opcost_member_ratio(const opcost_member *a, const opcost_member *b,
                         uint64_t seed, opcost_paired *out)
 {
-    const size_t cap = a->n < b->n ? a->n : b->n;
+    return opcost_members_ratio(&a, 1, &b, 1, seed, out);
+}
+
+int opcost_members_ratio(const opcost_member *const *a, int na,
+                         const opcost_member *const *b, int nb, uint64_t seed,
+                         opcost_paired *out)
+{
+    enum { MAX_SIDE = 64 };
+    if (na < 1 || nb < 1 || na > MAX_SIDE || nb > MAX_SIDE) {
+        opcost_paired_estimate(NULL, 0, seed, out);
+        return -1;
+    }
+    const opcost_member *m[2 * MAX_SIDE];
+    size_t at[2 * MAX_SIDE] = {0}, cap = SIZE_MAX;
+    const int k = na + nb;
+    for (int i = 0; i < k; ++i) {
+        m[i] = i < na ? a[i] : b[i - na];
+        cap = m[i]->n < cap ? m[i]->n : cap;
+    }
     double *d = malloc((cap ? cap : 1) * sizeof *d);
     if (!d) {
         opcost_paired_estimate(NULL, 0, seed, out);
         return -1;
     }
-    const size_t n =
-        opcost_paired_logs(a->round, a->us, a->n, b->round, b->us, b->n, d);
+    size_t n = 0;
+    for (;;) {
+        /* the latest round any member is at; all brought up to it */
+        int64_t r = INT64_MIN;
+        int ended = 0;
+        for (int i = 0; i < k && !ended; ++i) {
+            ended = at[i] >= m[i]->n;
+            if (!ended && m[i]->round[at[i]] > r)
+                r = m[i]->round[at[i]];
+        }
+        int all = !ended;
+        for (int i = 0; i < k && all; ++i) {
+            while (at[i] < m[i]->n && m[i]->round[at[i]] < r)
+                ++at[i];
+            all = at[i] < m[i]->n && m[i]->round[at[i]] == r;
+        }
+        if (ended)
+            break;
+        if (!all)
+            continue;
+        /* round r, in every member: the first sample of each */
+        double la = 0, lb = 0;
+        int positive = 1;
+        for (int i = 0; i < k; ++i) {
+            const double us = m[i]->us[at[i]];
+            positive &= us > 0;
+            if (us > 0)
+                *(i < na ? &la : &lb) += log(us);
+            while (at[i] < m[i]->n && m[i]->round[at[i]] == r)
+                ++at[i];
+        }
+        if (positive)
+            d[n++] = la / na - lb / nb;
+    }
     const int rc = opcost_paired_estimate(d, n, seed, out);
     free(d);
     return rc;
@@ -271,4 +321,40 @@ void opcost_member_free(opcost_member *m)
     m->us = m->device_us = NULL;
     m->round = NULL;
     m->n = m->cap = 0;
+}
+
+int opcost_member_merge(const opcost_member *const *m, int k,
+                        opcost_member *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t total = 0;
+    for (int i = 0; i < k; ++i)
+        total += m[i]->n;
+    out->name = k ? m[0]->name : "";
+    out->cap = total ? total : 1;
+    out->us = malloc(out->cap * sizeof *out->us);
+    out->device_us = malloc(out->cap * sizeof *out->device_us);
+    out->round = malloc(out->cap * sizeof *out->round);
+    if (!out->us || !out->device_us || !out->round) {
+        opcost_member_free(out);
+        return -1;
+    }
+    /* a k-way merge by round (k is a few processes) */
+    size_t at[64] = {0};
+    if (k > 64)
+        k = 64;
+    for (;;) {
+        int next = -1;
+        for (int i = 0; i < k; ++i)
+            if (at[i] < m[i]->n &&
+                (next < 0 || m[i]->round[at[i]] < m[next]->round[at[next]]))
+                next = i;
+        if (next < 0)
+            break;
+        const size_t j = at[next]++;
+        out->us[out->n] = m[next]->us[j];
+        out->device_us[out->n] = m[next]->device_us[j];
+        out->round[out->n++] = m[next]->round[j];
+    }
+    return 0;
 }

@@ -102,6 +102,19 @@ int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
 int opcost_member_ratio(const opcost_member *a, const opcost_member *b,
                         uint64_t seed, opcost_paired *out);
 
+/* The same of the mean log of members a[0..na-1] over the mean log of
+ * b[0..nb-1], over the rounds all of them took a sample in (the first of
+ * each): several processes of one build against several of another, a
+ * process-wide placement averaged over them. At most 64 a side. */
+int opcost_members_ratio(const opcost_member *const *a, int na,
+                         const opcost_member *const *b, int nb, uint64_t seed,
+                         opcost_paired *out);
+
+/* The samples of members m[0..k-1] as one member's, in round order (out
+ * holds copies: opcost_member_free it). 0, or -1 when memory ran out. */
+int opcost_member_merge(const opcost_member *const *m, int k,
+                        opcost_member *out);
+
 /* Frees a member's samples (the member itself is the caller's). */
 void opcost_member_free(opcost_member *m);
 

@@ -237,41 +237,48 @@ int opcost_paired_weighted(const double *a, const opcost_paired *r, size_t n,
     return 0;
 }
 
-/* The median of |lr[i+1] - lr[i]| / sqrt(se_i^2 + se_i+1^2 + 2 tau^2). */
-static double standardized_median(const double *lr, const double *se, size_t n,
-                                  double tau, double *x)
+/* The median of the standardized |x|: with diffs, the successive
+ * differences |v[i+1] - v[i]| / sqrt(se_i^2 + se_i+1^2 + 2 tau^2); else
+ * the values themselves about 0, |v[i]| / sqrt(se_i^2 + tau^2). */
+static double standardized_median(const double *v, const double *se, size_t n,
+                                  int diffs, double tau, double *x)
 {
+    if (!diffs) {
+        for (size_t i = 0; i < n; ++i)
+            x[i] = fabs(v[i]) / sqrt(se[i] * se[i] + tau * tau);
+        return opcost_median_inplace(x, n);
+    }
     for (size_t i = 0; i + 1 < n; ++i)
-        x[i] = fabs(lr[i + 1] - lr[i]) /
+        x[i] = fabs(v[i + 1] - v[i]) /
                sqrt(se[i] * se[i] + se[i + 1] * se[i + 1] + 2 * tau * tau);
     return opcost_median_inplace(x, n - 1);
 }
 
-double opcost_paired_excess_scatter(const double *lr, const double *se,
-                                    size_t n)
+/* The tau at which the standardized values have the median of a standard
+ * normal's |Z| (0 when they have it without one); NAN on a value that is
+ * not finite or an se that is not > 0. */
+static double excess(const double *v, const double *se, size_t n, int diffs)
 {
-    /* the median of |Z| for a standard normal Z */
     const double half_normal_median = 0.6744897501960817;
-    if (n < OPCOST_SCATTER_MIN)
-        return NAN;
     double widest = 0;
     for (size_t i = 0; i < n; ++i) {
-        if (!isfinite(lr[i]) || !isfinite(se[i]) || !(se[i] > 0))
+        if (!isfinite(v[i]) || !isfinite(se[i]) || !(se[i] > 0))
             return NAN;
-        if (i + 1 < n && isfinite(lr[i + 1]))
-            widest = fmax(widest, fabs(lr[i + 1] - lr[i]));
+        widest = fmax(widest, diffs ? i + 1 < n ? fabs(v[i + 1] - v[i]) : 0
+                                    : fabs(v[i]));
     }
     double *x = malloc(n * sizeof *x);
     if (!x)
         return NAN;
     double tau = 0;
-    if (standardized_median(lr, se, n, 0, x) > half_normal_median) {
-        /* the tau at which the differences look like their errors; at
-         * 2 x the widest difference every standardized one is < 0.36 */
+    if (standardized_median(v, se, n, diffs, 0, x) > half_normal_median) {
+        /* at 2 x the widest value (difference) every standardized one is
+         * below 0.5 */
         double lo = 0, hi = 2 * widest;
         for (int it = 0; it < 60; ++it) {
             const double mid = (lo + hi) / 2;
-            if (standardized_median(lr, se, n, mid, x) > half_normal_median)
+            if (standardized_median(v, se, n, diffs, mid, x) >
+                half_normal_median)
                 lo = mid;
             else
                 hi = mid;
@@ -280,4 +287,15 @@ double opcost_paired_excess_scatter(const double *lr, const double *se,
     }
     free(x);
     return tau;
+}
+
+double opcost_paired_excess_scatter(const double *lr, const double *se,
+                                    size_t n)
+{
+    return n < OPCOST_SCATTER_MIN ? NAN : excess(lr, se, n, 1);
+}
+
+double opcost_paired_excess_spread(const double *d, const double *se, size_t n)
+{
+    return n < OPCOST_SPREAD_MIN ? NAN : excess(d, se, n, 0);
 }

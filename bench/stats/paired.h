@@ -101,6 +101,17 @@ opcost_verdict opcost_verdict_of(double ratio, double ci95_rel,
 double opcost_paired_excess_scatter(const double *lr, const double *se,
                                     size_t n);
 
+/* The spread of n estimates whose true value is 0 (d[i] with standard
+ * errors se[i] > 0) beyond their own errors: the tau at which d[i] /
+ * sqrt(se_i^2 + tau^2) have the median of a standard normal's |Z| (0; or
+ * by bisection). About 0, not about their median: an offset all of them
+ * share counts. In opcost ab the d are log ratios between two processes
+ * of one build over the same rounds: what a process's own placement in
+ * memory moves (docs/comparing.md). NAN when n < OPCOST_SPREAD_MIN or an
+ * entry is not finite. */
+#define OPCOST_SPREAD_MIN 2
+double opcost_paired_excess_spread(const double *d, const double *se, size_t n);
+
 /* An expected cost over points measured apart: R = sum a_i r_i / sum a_i
  * (a_i > 0: a point's weight times its baseline's cost, r_i its paired
  * ratio). The points' estimates are independent, so by the delta method

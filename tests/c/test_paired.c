@@ -288,9 +288,42 @@ static void test_excess_scatter(void)
              "a NAN entry: no estimate");
 }
 
+/* The spread between two processes of one build: their log ratios are 0
+ * but for where each process's memory landed. */
+static void test_excess_spread(void)
+{
+    enum { K = 40 };
+    rng r = {777};
+    double d[K], se[K];
+    for (int i = 0; i < K; ++i) {
+        se[i] = 0.005;
+        d[i] = 0.015 * normal(&r) + se[i] * normal(&r);
+    }
+    const double tau = opcost_paired_excess_spread(d, se, K);
+    C_EXPECT(tau > 0.010 && tau < 0.022, "tau %.4f, 0.015 put in", tau);
+    /* one process 2 % faster at every point: an offset they share counts
+     * (the scatter about the median would not see it) */
+    for (int i = 0; i < K; ++i)
+        d[i] = log(1.02) + se[i] * normal(&r);
+    const double offset = opcost_paired_excess_spread(d, se, K);
+    C_EXPECT(offset > 0.015, "a shared offset is spread: tau %.4f", offset);
+    C_EXPECT(opcost_paired_excess_scatter(d, se, K) < 0.004,
+             "... which the scatter does not see");
+    for (int i = 0; i < K; ++i)
+        d[i] = se[i] * normal(&r);
+    const double none = opcost_paired_excess_spread(d, se, K);
+    C_EXPECT(none < 0.003, "no spread put in: tau %.4f", none);
+    C_EXPECT(isnan(opcost_paired_excess_spread(d, se, OPCOST_SPREAD_MIN - 1)),
+             "fewer than %d contrasts: no estimate", OPCOST_SPREAD_MIN);
+    se[5] = 0;
+    C_EXPECT(isnan(opcost_paired_excess_spread(d, se, K)),
+             "an se of 0: no estimate");
+}
+
 int main(void)
 {
     test_excess_scatter();
+    test_excess_spread();
     test_effect_recovered();
     test_no_effect_same();
     test_coverage();

@@ -343,8 +343,88 @@ static void test_groups(void)
     free_members(m, NM);
 }
 
+/* Two processes a build: base's second process 4 % slower than its first
+ * for its whole life (its own placement in memory), new 3 % slower than
+ * base in both. One process pair alone reads x1.03 or x0.99; the mean of
+ * two over the mean of two reads 1.03 in its interval, and the contrast
+ * between base's processes shows the 4 %. */
+static void test_processes(void)
+{
+    sim s[4] = {{100, 0.01, -1, 0, {0}},
+                {104, 0.01, -1, 0, {0}},
+                {103, 0.01, -1, 0, {0}},
+                {107.12, 0.01, -1, 0, {0}}};
+    opcost_member m[4];
+    members_of(m, s, 4);
+    for (int i = 0; i < 4; ++i)
+        m[i].group = 1;
+    opcost_rounds_pair pairs[2] = {{2, 0}, {3, 1}};
+    opcost_rounds_rule rule = rule_of(0.005, 30);
+    opcost_rounds_result res;
+    char err[256];
+    C_EXPECT(opcost_rounds_run(m, 4, pairs, 2, &rule, &res, err, sizeof err) ==
+                 0,
+             "rounds of four: %s", err);
+    const opcost_member *base[2] = {&m[0], &m[1]}, *news[2] = {&m[2], &m[3]};
+    opcost_paired e, cross, contrast;
+    C_EXPECT(opcost_members_ratio(news, 2, base, 2, 1, &e) == 0,
+             "the mean of two over the mean of two");
+    C_EXPECT(fabs(e.ratio / 1.03 - 1) <= e.ci95_rel && e.ci95_rel < 0.01,
+             "x%.4f +-%.2f %%, 1.03 put in", e.ratio, 100 * e.ci95_rel);
+    C_EXPECT(e.n == res.rounds, "every round counts: %zu of %zu", e.n,
+             res.rounds);
+    C_EXPECT(opcost_member_ratio(&m[2], &m[1], 1, &cross) == 0 &&
+                 fabs(cross.ratio - 0.99) < 0.005,
+             "one process pair alone: x%.4f", cross.ratio);
+    C_EXPECT(opcost_member_ratio(&m[0], &m[1], 1, &contrast) == 0 &&
+                 fabs(contrast.ratio * 1.04 - 1) < 0.005,
+             "base's processes: x%.4f, 1 / 1.04 put in", contrast.ratio);
+    /* a side's samples merged: all of them, in round order */
+    opcost_member all;
+    C_EXPECT(opcost_member_merge(base, 2, &all) == 0, "merge");
+    C_EXPECT(all.n == m[0].n + m[1].n, "%zu samples of %zu", all.n,
+             m[0].n + m[1].n);
+    int ordered = 1;
+    for (size_t i = 1; i < all.n; ++i)
+        ordered &= all.round[i - 1] <= all.round[i];
+    C_EXPECT(ordered, "in round order");
+    opcost_member_free(&all);
+    free_members(m, 4);
+}
+
+/* Only the rounds every member took a sample in: one member in every
+ * round, one in every second. */
+static void test_members_shared_rounds(void)
+{
+    enum { R = 40 };
+    double us_a[R], us_b[R / 2], us_c[R];
+    int64_t r_a[R], r_b[R / 2], r_c[R];
+    for (int i = 0; i < R; ++i) {
+        r_a[i] = r_c[i] = i;
+        us_a[i] = 10 * (1 + 0.001 * (i % 3));
+        us_c[i] = 20 * (1 + 0.001 * (i % 5));
+        if (i % 2 == 0) {
+            r_b[i / 2] = i;
+            us_b[i / 2] = 30;
+        }
+    }
+    opcost_member a = {.n = R, .us = us_a, .round = r_a};
+    opcost_member b = {.n = R / 2, .us = us_b, .round = r_b};
+    opcost_member c = {.n = R, .us = us_c, .round = r_c};
+    const opcost_member *num[2] = {&a, &b}, *den[1] = {&c};
+    opcost_paired e;
+    C_EXPECT(opcost_members_ratio(num, 2, den, 1, 1, &e) == 0 && e.n == R / 2,
+             "%zu rounds shared by all three, %d put in", e.n, R / 2);
+    C_EXPECT(fabs(e.ratio - sqrt(10.0 * 30) / 20) < 0.01,
+             "x%.4f: the geometric mean of a and b over c", e.ratio);
+    C_EXPECT(opcost_members_ratio(num, 0, den, 1, 1, &e) == -1,
+             "no members on a side: refused");
+}
+
 int main(void)
 {
+    test_processes();
+    test_members_shared_rounds();
     test_target();
     test_budget();
     test_stride();

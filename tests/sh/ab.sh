@@ -4,10 +4,13 @@
 # is: both sides' rows for every point and path, each new row paired with
 # its base twin (ratio, interval, p-value, rounds, a verdict of the four),
 # both sides' samples in the same rounds, the schema check, the report,
-# the threads pinned (or --no-pin said).
+# the threads pinned (or --no-pin said); two processes a side by default,
+# a side's row holding both processes' samples and its interval the spread
+# between them (a note says it), one with --processes 1 (the scatter then).
 # And: --base/--new missing or not a build (exit 2, the option named), a
 # side whose opcost does not speak the protocol (a build from before
-# opcost ab: exit 2, said so), --device cuda refused.
+# opcost ab: exit 2, said so), --device cuda refused, --processes out of
+# its range refused.
 # Usage: ab.sh OPCOST BUILD_DIR
 set -u
 opcost="$1" build="$(cd "$(dirname "$1")" && pwd)" dir="$2/ab"
@@ -43,6 +46,9 @@ for k, r in new.items():
     assert int(r["rounds"]) >= 10, f"{k}: {r['rounds']} rounds"
     assert r["stopped_by"] in ("target", "budget", "rounds"), f"{k}: stopped_by {r['stopped_by']!r}"
     assert r["git_sha"] and r["git_sha"] == b["git_sha"], "each side's own git_sha"
+    # both processes' samples, every shared round's of each
+    assert int(r["n_samples"]) >= 2 * int(r["rounds"]), f"{k}: {r['n_samples']} samples, {r['rounds']} rounds"
+    assert "spread between the 2 processes of a side" in r["note"], f"{k}: note {r['note']!r}"
 side = list(csv.DictReader(open(sys.argv[1][:-4] + ".samples.csv", newline="")))
 points = {}
 for s in side:
@@ -62,13 +68,19 @@ grep -Eq "^  threads +([0-9]+ threads? pinned to CPUs? [0-9,]+|not pinned: [0-9]
 # in the header (the coordinator) and once by each worker
 grep -Eq "^  code        (on 2 MiB pages, placed anew every 50 ms of sampling \([0-9]+ segments of [0-9]+ objects|[0-9]+ of [0-9]+ segments on 2 MiB pages)" "$dir/ab.log" ||
     { grep code "$dir/ab.log"; echo "FAIL: no code line"; fail=1; }
-[[ $(grep -c "^opcost worker .*: code " "$dir/ab.log") -ge 2 ]] ||
-    { echo "FAIL: the workers did not say where their code runs"; fail=1; }
+[[ $(grep -c "^opcost worker .*: code " "$dir/ab.log") -ge 4 ]] ||
+    { echo "FAIL: the four workers did not say where their code runs"; fail=1; }
+grep -q "^opcost ab: base .*, 2 processes a side$" "$dir/ab.log" ||
+    { echo "FAIL: the processes a side not said"; fail=1; }
 "$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
-    --paths kernel --llc-mib 32 --rep-budget-ms 2 --no-pin \
+    --paths kernel --llc-mib 32 --rep-budget-ms 2 --no-pin --processes 1 \
     --out "$dir/nopin.csv" >"$dir/nopin.log" 2>&1
 grep -q "^  threads     not pinned (--no-pin)$" "$dir/nopin.log" ||
     { cat "$dir/nopin.log"; echo "FAIL: --no-pin not said"; fail=1; }
+grep -q "^opcost ab: base .*, 1 process a side$" "$dir/nopin.log" ||
+    { cat "$dir/nopin.log"; echo "FAIL: --processes 1 not said"; fail=1; }
+[[ $(grep -c "^opcost worker .*: code " "$dir/nopin.log") -eq 2 ]] ||
+    { echo "FAIL: --processes 1: not two workers"; fail=1; }
 
 # refusals: exit 2, naming the option and the rule
 expect() { # expect STATUS TEXT CMD...
@@ -94,4 +106,6 @@ chmod +x "$dir/old/opcost"
 expect 2 "worker did not answer" "$opcost" ab --base "$dir/old" --new "$build" --quick --llc-mib 32
 expect 2 "--device cuda" "$opcost" ab --base "$build" --new "$build" --device cuda --quick
 expect 2 "--alpha: must be in (0, 1)" "$opcost" ab --base "$build" --new "$build" --alpha 2
+expect 2 "--processes: must be a whole number from 1 to 8, got '0'" "$opcost" ab --base "$build" --new "$build" --processes 0
+expect 2 "--processes: must be a whole number from 1 to 8, got '2x'" "$opcost" ab --base "$build" --new "$build" --processes 2x
 exit $fail
