@@ -487,8 +487,8 @@ static int keep_contrasts(ab_point *pt, int s, int i,
             ab->contrasts = c;
             ab->capcontrasts = cap;
         }
-        ab->contrasts[ab->ncontrasts++] =
-            (opcost_ab_contrast){pt->row[s][i], e.log_ratio, e.se};
+        ab->contrasts[ab->ncontrasts++] = (opcost_ab_contrast){
+            pt->row[s][i], pt->row[NEW][i], e.log_ratio, e.se};
     }
     return 0;
 }
@@ -761,7 +761,23 @@ static void widen_by_scatter(run_out *out)
  * op, dtype and layout (opcost_paired_excess_spread: an offset all of them
  * share counts) is sqrt(2) sigma for a process's sigma; a new row's ratio
  * is the mean of k processes over the mean of k, so its share is
- * 2 sigma^2 / k = tau^2 / k, joined to each row's interval and p-value. */
+ * 2 sigma^2 / k = tau^2 / k, joined to each row's interval and p-value.
+ * A point whose own processes differ beyond that (one process's outputs
+ * landed badly at that point alone) takes its own
+ * (opcost_paired_point_spread). */
+static double point_spread(const opcost_ab_ctx *ab, size_t new_row, double tau)
+{
+    double d[2 * OPCOST_AB_MAX_PROCESSES], se[2 * OPCOST_AB_MAX_PROCESSES];
+    size_t n = 0;
+    for (size_t c = 0; c < ab->ncontrasts && n < 2 * OPCOST_AB_MAX_PROCESSES;
+         ++c)
+        if (ab->contrasts[c].new_row == new_row) {
+            d[n] = ab->contrasts[c].d;
+            se[n++] = ab->contrasts[c].se;
+        }
+    return opcost_paired_point_spread(d, se, n, tau);
+}
+
 static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
 {
     const size_t n = out->nrows, nc = ab->ncontrasts;
@@ -785,8 +801,9 @@ static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
             if (done[j] || !has_ratio(r) || !same_kind(a, r))
                 continue;
             done[j] = 1;
-            char note[240];
-            if (isnan(tau)) {
+            char note[320];
+            const double own = point_spread(ab, j, tau);
+            if (isnan(tau) && !(own > 0)) {
                 snprintf(note, sizeof note,
                          "no spread between the processes of a side: %zu "
                          "contrasts of this path, dtype and layout, %d "
@@ -795,17 +812,27 @@ static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
                 point_row_note(r, note);
                 continue;
             }
+            const double t = isnan(tau) || own > tau ? own : tau;
             const double se0 = log1p(r->ratio_ci95_rel) / 1.96;
-            const double wide = sqrt(se0 * se0 + tau * tau / ab->processes);
+            const double wide = sqrt(se0 * se0 + t * t / ab->processes);
             const double lr = log(r->ratio);
             r->ratio_ci95_rel = expm1(1.96 * wide);
             const double p = opcost_t_two_sided_p(lr / wide, 1e6);
             r->p_value = p > r->p_value ? p : r->p_value;
-            snprintf(note, sizeof note,
-                     "interval with the spread between the %d processes of "
-                     "a side over this path's %zu contrasts of this dtype "
-                     "and layout: +-%.2f%% a process",
-                     ab->processes, k, 100 * expm1(1.96 * tau / sqrt(2.0)));
+            if (t == tau)
+                snprintf(note, sizeof note,
+                         "interval with the spread between the %d processes "
+                         "of a side over this path's %zu contrasts of this "
+                         "dtype and layout: +-%.2f%% a process",
+                         ab->processes, k, 100 * expm1(1.96 * tau / sqrt(2.0)));
+            else
+                snprintf(note, sizeof note,
+                         "interval with the spread between the %d processes "
+                         "of a side at this point, more than over the "
+                         "path's %zu contrasts: +-%.2f%% a process "
+                         "(+-%.2f%% over the path)",
+                         ab->processes, k, 100 * expm1(1.96 * t / sqrt(2.0)),
+                         isnan(tau) ? 0 : 100 * expm1(1.96 * tau / sqrt(2.0)));
             point_row_note(r, note);
         }
     }

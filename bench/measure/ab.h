@@ -37,7 +37,8 @@ typedef struct opcost_ab_side {
 /* A log ratio between two processes of one side at one point, and its
  * standard error: 0 but for what each process's own memory moves. */
 typedef struct opcost_ab_contrast {
-    size_t row; /* the side's row of the point, in the run's rows */
+    size_t row;     /* the side's row of the point, in the run's rows */
+    size_t new_row; /* the point's new row (its ratio's) */
     double d, se;
 } opcost_ab_contrast;
 

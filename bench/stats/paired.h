@@ -112,6 +112,17 @@ double opcost_paired_excess_scatter(const double *lr, const double *se,
 #define OPCOST_SPREAD_MIN 2
 double opcost_paired_excess_spread(const double *d, const double *se, size_t n);
 
+/* One point's own spread from its n (at most 16) contrasts d[i], se[i],
+ * where it is beyond tau (the spread over many points, NAN: none): when
+ * the sum of d^2 / (se^2 + tau^2) is beyond chi-square's 99th percentile
+ * with n degrees of freedom, sqrt(mean(d^2 - se^2)); else 0 (a point
+ * within the spread keeps it: a few contrasts alone would scatter its
+ * interval). In opcost ab: one process off at one point alone (its
+ * outputs landed badly there; A/A on the Zen 5 host: single processes
+ * 3-17 % off at single eager points). */
+double opcost_paired_point_spread(const double *d, const double *se, size_t n,
+                                  double tau);
+
 /* An expected cost over points measured apart: R = sum a_i r_i / sum a_i
  * (a_i > 0: a point's weight times its baseline's cost, r_i its paired
  * ratio). The points' estimates are independent, so by the delta method
