@@ -52,7 +52,8 @@ sanitize:
 	  { cat $(BUILD)-sanitize.configure.log; exit 1; }
 	@cmake --build $(BUILD)-sanitize -j $(JOBS) > /dev/null
 	@cd $(BUILD)-sanitize && ASAN_OPTIONS=detect_leaks=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -E clang_format
+	  UBSAN_OPTIONS=print_stacktrace=1 ctest -j $(JOBS) --output-on-failure \
+	  -E clang_format
 	@fuzz/run.sh $(FUZZ_SECONDS) $(CURDIR)/$(BUILD)-fuzz
 
 # As long as asked: the kernels' differential fuzzer and both parsers'
