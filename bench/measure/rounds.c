@@ -327,6 +327,8 @@ int opcost_member_merge(const opcost_member *const *m, int k,
                         opcost_member *out)
 {
     memset(out, 0, sizeof *out);
+    if (k < 0 || k > 64)
+        return -1;
     size_t total = 0;
     for (int i = 0; i < k; ++i)
         total += m[i]->n;
@@ -341,8 +343,6 @@ int opcost_member_merge(const opcost_member *const *m, int k,
     }
     /* a k-way merge by round (k is a few processes) */
     size_t at[64] = {0};
-    if (k > 64)
-        k = 64;
     for (;;) {
         int next = -1;
         for (int i = 0; i < k; ++i)

@@ -111,7 +111,8 @@ int opcost_members_ratio(const opcost_member *const *a, int na,
                          opcost_paired *out);
 
 /* The samples of members m[0..k-1] as one member's, in round order (out
- * holds copies: opcost_member_free it). 0, or -1 when memory ran out. */
+ * holds copies: opcost_member_free it). 0, or -1 when memory ran out or k
+ * is not 0..64. */
 int opcost_member_merge(const opcost_member *const *m, int k,
                         opcost_member *out);
 

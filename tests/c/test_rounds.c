@@ -389,6 +389,8 @@ static void test_processes(void)
         ordered &= all.round[i - 1] <= all.round[i];
     C_EXPECT(ordered, "in round order");
     opcost_member_free(&all);
+    C_EXPECT(opcost_member_merge(base, 65, &all) == -1 && all.n == 0,
+             "more than 64 members: refused, nothing merged");
     free_members(m, 4);
 }
 
