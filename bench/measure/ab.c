@@ -649,10 +649,8 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
                                 dispatch, sizeof dispatch, pwhy,
                                 sizeof pwhy) == OPCOST_STATUS_OK)
                     pt->probe.member = 0;
-                rc = time_point(pt, err, len);
-                if (rc == 0)
-                    rc = summarize(pt);
-                if (rc)
+                rc = time_point(pt, err, len); /* err says why */
+                if (rc == 0 && (rc = summarize(pt)) != 0)
                     snprintf(err, len, "out of memory (samples)");
                 close_sides(pt);
                 for (int wk = 0; wk < pt->nw; ++wk)

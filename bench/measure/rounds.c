@@ -7,8 +7,9 @@
 #include <string.h>
 
 /* How many members a round holds at most (a point's paths x variants, the
- * probe; two builds of them). */
-#define MAX_MEMBERS 1024
+ * probe; in opcost ab up to 8 processes of each of two builds of them:
+ * 16 x 64 + 1). */
+#define MAX_MEMBERS 2048
 /* A member takes part in every 2^MAX_SHIFT-th round at the rarest. */
 #define MAX_SHIFT 6
 /* Intervals are re-estimated when the rounds have grown by a quarter. */

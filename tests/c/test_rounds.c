@@ -423,8 +423,37 @@ static void test_members_shared_rounds(void)
              "no members on a side: refused");
 }
 
+/* opcost ab at its widest: 8 processes of each of two builds of 64
+ * members, and the probe (1025 members) run their rounds. */
+static void test_widest_ab(void)
+{
+    enum { NM = 2 * 8 * 64 + 1 };
+    sim *s = calloc(NM, sizeof *s);
+    opcost_member *m = calloc(NM, sizeof *m);
+    C_EXPECT(s && m, "memory");
+    if (!s || !m) {
+        free(s);
+        free(m);
+        return;
+    }
+    for (int i = 0; i < NM; ++i)
+        s[i] = (sim){10, 0.01, -1, 0, {0}};
+    members_of(m, s, NM);
+    opcost_rounds_rule rule = rule_of(0.5, 0.001);
+    opcost_rounds_result res;
+    char err[256] = "";
+    C_EXPECT(opcost_rounds_run(m, NM, NULL, 0, &rule, &res, err, sizeof err) ==
+                     0 &&
+                 m[NM - 1].n >= 10,
+             "%d members: %s", NM, err);
+    free_members(m, NM);
+    free(m);
+    free(s);
+}
+
 int main(void)
 {
+    test_widest_ab();
     test_processes();
     test_members_shared_rounds();
     test_target();
