@@ -15,21 +15,33 @@ static int same_kind(const opcost_result *a, const opcost_result *b)
            !strcmp(a->dtype, b->dtype) && a->N == b->N;
 }
 
-/* With one process a side (--processes 1), what the two processes differ
- * by beyond the rounds: each allocates its own objects and outputs (the
- * framework paths'), and where they land moves its speed; one process
- * pair has one such placement for all its rounds, so no interval from
- * them can hold it. Across the points of one
- * path, variant, op and layout it shows as scatter of their ratios beyond
- * their intervals (A/A, Zen 5 host: the framework paths at B <= 18 at
- * x0.965-x0.980 with intervals of 0.5-1 %). That scatter (tau,
- * opcost_paired_excess_scatter) joins each of their intervals:
- * se^2 + tau^2, the p-value likewise. A change shared by the points is
- * not scatter (the spread is about their median). */
 static int has_ratio(const opcost_result *r)
 {
     return r->paired_with[0] && r->ratio > 0 && r->ratio_ci95_rel > 0;
 }
+
+/* A row's ratio with a variance beyond its rounds joined (of the log
+ * ratio): its interval from se^2 + extra, its p-value no smaller than
+ * before. */
+static void join_variance(opcost_result *r, double extra)
+{
+    const double se = log1p(r->ratio_ci95_rel) / 1.96;
+    const double wide = sqrt(se * se + extra);
+    r->ratio_ci95_rel = expm1(1.96 * wide);
+    const double p = opcost_t_two_sided_p(log(r->ratio) / wide, 1e6);
+    r->p_value = p > r->p_value ? p : r->p_value;
+}
+
+/* With one process a side (--processes 1), what the two processes differ
+ * by beyond the rounds: each allocates its own objects and outputs (the
+ * framework paths'), and where they land moves its speed; one process
+ * pair has one such placement for all its rounds, so no interval from
+ * them can hold it. Across the points of one path, variant, op and layout
+ * it shows as scatter of their ratios beyond their intervals (A/A, Zen 5
+ * host: the framework paths at B <= 18 at x0.965-x0.980 with intervals of
+ * 0.5-1 %). That scatter (tau, opcost_paired_excess_scatter) joins each
+ * of their intervals: se^2 + tau^2, the p-value likewise. A change shared
+ * by the points is not scatter (the spread is about their median). */
 
 static void widen_by_scatter(run_out *out)
 {
@@ -62,10 +74,7 @@ static void widen_by_scatter(run_out *out)
             continue;
         for (size_t m = 0; m < k; ++m) {
             opcost_result *r = &out->rows[at[m]];
-            const double wide = sqrt(se[m] * se[m] + tau * tau);
-            r->ratio_ci95_rel = expm1(1.96 * wide);
-            const double p = opcost_t_two_sided_p(lr[m] / wide, 1e6);
-            r->p_value = p > r->p_value ? p : r->p_value;
+            join_variance(r, tau * tau);
             char note[200];
             snprintf(note, sizeof note,
                      "interval with the scatter between the two processes "
@@ -139,12 +148,7 @@ static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
                 continue;
             }
             const double t = isnan(tau) || own > tau ? own : tau;
-            const double se0 = log1p(r->ratio_ci95_rel) / 1.96;
-            const double wide = sqrt(se0 * se0 + t * t / ab->processes);
-            const double lr = log(r->ratio);
-            r->ratio_ci95_rel = expm1(1.96 * wide);
-            const double p = opcost_t_two_sided_p(lr / wide, 1e6);
-            r->p_value = p > r->p_value ? p : r->p_value;
+            join_variance(r, t * t / ab->processes);
             if (t == tau)
                 snprintf(note, sizeof note,
                          "interval with the spread between the %d processes "
