@@ -26,7 +26,8 @@ if(ROWOPS_WITH_TORCH)
   # the command line (cli/), the measurement that needs the bridge
   # (measure/), the paths and their variants (paths/)
   add_library(opcost_bench STATIC
-    bench/cli/config.c bench/cli/run.c bench/cli/report.c bench/cli/ab.c
+    bench/cli/config.c bench/cli/run.c bench/cli/report.c
+    bench/cli/report_model.c bench/cli/ab.c
     bench/measure/journal.c bench/measure/timing.c
     bench/measure/record_function_tracer.c bench/measure/attribution_pass.c
     bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
@@ -114,6 +115,11 @@ if(ROWOPS_WITH_TORCH)
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/nightly.sh ${CMAKE_SOURCE_DIR}
       ${CMAKE_BINARY_DIR})
   set_tests_properties(opcost_nightly_on_pairs PROPERTIES SKIP_RETURN_CODE 77)
+  # the model paths on a tiny Llama (transformers): rows, verification,
+  # pairing, the compiler's evidence, the console's model section
+  add_test(NAME opcost_model_paths
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/model_paths.sh $<TARGET_FILE:opcost>
+      ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
   add_test(NAME opcost_cli_help
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_help.sh $<TARGET_FILE:opcost>
       ${CMAKE_SOURCE_DIR})

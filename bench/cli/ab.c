@@ -352,6 +352,23 @@ int opcost_ab_main(int argc, char **argv)
                         "run in each\n");
         return 2;
     }
+    /* The model paths stay out: each worker process would hold the
+     * model's weights (6 GB at 8B with the float64 verification) */
+    int kept = 0;
+    for (int i = 0; i < plan.npaths; ++i) {
+        if (plan.paths[i]->model && !plan.paths_default) {
+            fprintf(stderr,
+                    "opcost ab: --paths: %s: the model paths are not compared "
+                    "across builds (each worker process would hold the "
+                    "model's weights); time them with opcost run in each "
+                    "build\n",
+                    plan.paths[i]->name);
+            return 2;
+        }
+        if (!plan.paths[i]->model)
+            plan.paths[kept++] = plan.paths[i];
+    }
+    plan.npaths = kept;
     plan.replicates = 0;      /* the pairs need no run-to-run noise */
     static opcost_ab_ctx ctx; /* 66 KiB */
     opcost_ab_init(&ctx, exe[0], exe[1], (int)processes, plan.threshold, alpha);

@@ -21,6 +21,9 @@ enum {
     OPT_CACHE,
     OPT_SHAPES_DIR,
     OPT_NO_PIN,
+    OPT_MODEL_MAX_TOKENS,
+    OPT_MODEL_BUDGET,
+    OPT_MODEL_DTYPES,
     OPT_SAMPLE_US,
     OPT_REPLICATES,
     OPT_THRESHOLD,
@@ -49,6 +52,9 @@ static const struct option options[] = {
     {"cache", required_argument, NULL, OPT_CACHE},
     {"shapes-dir", required_argument, NULL, OPT_SHAPES_DIR},
     {"no-pin", no_argument, NULL, OPT_NO_PIN},
+    {"model-max-tokens", required_argument, NULL, OPT_MODEL_MAX_TOKENS},
+    {"model-budget-s", required_argument, NULL, OPT_MODEL_BUDGET},
+    {"model-dtypes", required_argument, NULL, OPT_MODEL_DTYPES},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -118,6 +124,20 @@ void opcost_config_usage(FILE *out)
         "                       a smaller one makes a run cheaper, and its\n"
         "                       cold rows colder than the cache only where\n"
         "                       the cache really is that small)\n"
+        "  --model-max-tokens N the model paths (model-*) time the points of\n"
+        "                       at most N tokens (B) and skip the others,\n"
+        "                       saying why; 0..1048576, 0: every point\n"
+        "                       (default: 64 on the CPU, where a layer stack\n"
+        "                       of an 8B model at thousands of tokens takes\n"
+        "                       seconds a call; 0 on a GPU)\n"
+        "  --model-dtypes published|all  the model paths at the points of the\n"
+        "                       dtype the model is published in (its\n"
+        "                       config.json's torch_dtype: shapes/models.csv)\n"
+        "                       or at every dtype's (default: published)\n"
+        "  --model-budget-s X   seconds more for the rounds of a point with\n"
+        "                       model paths, 0.1..3600 (default: 6; --quick:\n"
+        "                       0.5); --quick runs the model paths only when\n"
+        "                       --paths names them\n"
         "  --shapes-dir DIR     where shape-set names resolve (default: the\n"
         "                       source tree's shapes/)\n"
         "  --help               this text\n");
@@ -332,6 +352,8 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
     const char *baseline = NULL;
     cfg->target_sample_us = 20;
     cfg->cold = 1;
+    cfg->model_max_tokens = -1; /* the device's default */
+    cfg->model_budget_s = -1;
     long v;
     double x;
     optind = 1;
@@ -437,6 +459,24 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
             break;
         case OPT_SHAPES_DIR: cfg->shapes_dir = optarg; break;
         case OPT_NO_PIN: cfg->no_pin = 1; break;
+        case OPT_MODEL_MAX_TOKENS:
+            if (parse_int(optarg, 0, 1048576, &v))
+                return bad(err, errlen, "model-max-tokens",
+                           "must be an integer in 0..1048576", optarg);
+            cfg->model_max_tokens = v;
+            break;
+        case OPT_MODEL_DTYPES:
+            if (strcmp(optarg, "published") && strcmp(optarg, "all"))
+                return bad(err, errlen, "model-dtypes",
+                           "must be published or all", optarg);
+            cfg->model_all_dtypes = strcmp(optarg, "all") == 0;
+            break;
+        case OPT_MODEL_BUDGET:
+            if (parse_real(optarg, 0.1, 3600, &x))
+                return bad(err, errlen, "model-budget-s",
+                           "must be a number of seconds in 0.1..3600", optarg);
+            cfg->model_budget_s = x;
+            break;
         case 'h': opcost_config_usage(stdout); return 1;
         case ':':
             snprintf(err, errlen, "%s: needs a value (see opcost run --help)",
@@ -465,6 +505,8 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
         cfg->variants[cfg->nvariants++] = &opcost_variant_auto;
     if (cfg->rep_budget_s < 0)
         cfg->rep_budget_s = cfg->quick ? 0.002 : 0.010;
+    if (cfg->model_budget_s < 0)
+        cfg->model_budget_s = cfg->quick ? 0.5 : 6;
     cfg->baseline_name = baseline;
     return settle_baseline(cfg, err, errlen);
 }
@@ -477,8 +519,9 @@ void opcost_config_set_device(opcost_plan *cfg, int cuda)
     cfg->npaths = 0;
     for (size_t i = 0; i < opcost_path_count(); ++i) {
         const opcost_path *p = opcost_path_at(i);
-        if (!p->named_only && opcost_plan_path_runs(cfg, p) &&
-            cfg->npaths < OPCOST_MAX_SELECTED)
+        /* a quick run is CI-sized: a model stack is not */
+        if (!p->named_only && !(p->model && cfg->quick) &&
+            opcost_plan_path_runs(cfg, p) && cfg->npaths < OPCOST_MAX_SELECTED)
             cfg->paths[cfg->npaths++] = p;
     }
     /* the device's default paths include reference, and a --baseline that

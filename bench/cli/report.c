@@ -1,5 +1,6 @@
 #include "report.h"
 #include "paired.h"
+#include "report_model.h"
 #include "rowops_bridge.h"
 #include "stats.h"
 #include "timer.h"
@@ -255,6 +256,15 @@ static int paired_expected(const opcost_result *rows, size_t n, size_t first,
     return rc;
 }
 
+/* Whether two model rows were not timed for the same reason: the same
+ * note, or both beyond the token limit (their notes name their B). */
+static int same_model_reason(const opcost_result *a, const opcost_result *b)
+{
+    const int la = strstr(a->note, "--model-max-tokens") != NULL;
+    const int lb = strstr(b->note, "--model-max-tokens") != NULL;
+    return la || lb ? la && lb : !strcmp(a->note, b->note);
+}
+
 void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
 {
     char *done = calloc(n ? n : 1, 1);
@@ -287,6 +297,8 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
             if (!same_group(&rows[g], &rows[i]))
                 continue;
             done[i] = 1;
+            if (opcost_report_is_model(rows[i].path))
+                continue; /* the model section's */
             /* one line per (path, variant), at its first row */
             int first = 1;
             for (size_t k = g; k < i && first; ++k)
@@ -337,9 +349,11 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
                     shapes == 1 ? "" : "s");
         }
     }
+    opcost_report_models(f, rows, n);
     int untimed = 0;
     for (size_t i = 0; i < n; ++i)
-        if (rows[i].status != OPCOST_STATUS_OK) {
+        if (rows[i].status != OPCOST_STATUS_OK &&
+            !opcost_report_is_model(rows[i].path)) {
             if (!untimed++)
                 fprintf(f, "\nNot timed:\n");
             fprintf(f, "  %-9s %s %s B=%lld N=%lld %s %s %s: %s\n",
@@ -347,5 +361,26 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
                     rows[i].op, (long long)rows[i].B, (long long)rows[i].N,
                     rows[i].dtype, rows[i].layout, rows[i].path, rows[i].note);
         }
+    /* the model paths' rows not timed: one line per reason (the token
+     * limit one reason, whatever the B) */
+    memset(done, 0, n ? n : 1);
+    for (size_t i = 0; i < n; ++i) {
+        if (done[i] || rows[i].status == OPCOST_STATUS_OK ||
+            !opcost_report_is_model(rows[i].path))
+            continue;
+        size_t count = 0;
+        for (size_t j = i; j < n; ++j)
+            if (!done[j] && rows[j].status == rows[i].status &&
+                opcost_report_is_model(rows[j].path) &&
+                same_model_reason(&rows[i], &rows[j]))
+                done[j] = 1, ++count;
+        if (!untimed++)
+            fprintf(f, "\nNot timed:\n");
+        fprintf(f, "  %-9s %zu model row%s, as %s %s %s B=%lld %s: %s\n",
+                opcost_status_name(rows[i].status), count,
+                count == 1 ? "" : "s", rows[i].distribution, rows[i].path,
+                rows[i].dtype, (long long)rows[i].B, rows[i].layout,
+                rows[i].note);
+    }
     free(done);
 }

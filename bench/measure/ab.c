@@ -600,7 +600,7 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
     pt->out = out;
     pt->fd = -1;
     pt->probe.member = -1;
-    pt->n = point_row_ids(pc->cfg, pt->ids);
+    pt->n = point_row_ids(pc->cfg, c, pt->ids);
     pt->nw = 2 * ab->processes;
     int rc = 0;
     char why[1024] = "";

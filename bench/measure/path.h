@@ -13,6 +13,8 @@
 
 struct opcost_path;
 struct opcost_variant; /* bench/paths/variants.h */
+struct opcost_result;  /* bench/results/row.h */
+struct opcost_plan;    /* bench/measure/plan.h */
 
 /* The state of one (point, path, variant). */
 typedef struct opcost_path_run {
@@ -20,6 +22,8 @@ typedef struct opcost_path_run {
     /* kernel variant; auto for others */
     const struct opcost_variant *variant;
     opcost_workload *w;
+    /* the run's settings (NULL: the defaults, e.g. in a unit test) */
+    const struct opcost_plan *plan;
     void *priv;              /* the path's own state */
     char dispatch_path[128]; /* what the path ran, filled by prepare/verify */
     /* where its calls' rotation of the input sets starts (warm-up
@@ -46,6 +50,17 @@ typedef struct opcost_path {
      * the calibration paths, and `distributed`, whose second rank shares
      * the machine's cores and slows every other path of the same run. */
     int named_only;
+    /* Times a model around the op (bench/paths/model_route.c): it runs at
+     * the fused op's contiguous points of a shape set whose model has a
+     * decoder config, pairs with paired_with, and has no op-mix probe
+     * (frac_of_peak), no attribution parts and no op bytes. */
+    int model;
+    /* Optional (NULL: every point): whether the path has a row at the
+     * point of case c at all (a model path: the fused op, contiguous). */
+    int (*applies)(const opcost_case *c);
+    /* The path whose member this one's ratio is against (a model path:
+     * the model as shipped in its mode); NULL: the plan's baseline. */
+    const char *paired_with;
     /* Sets up for r->w (conversions, wrapping). 0 ready; 1 skipped with
      * the reason in why; -1 error in why. */
     int (*prepare)(opcost_path_run *r, char *why, size_t len);
@@ -63,6 +78,10 @@ typedef struct opcost_path {
      * to the row's note after timing. */
     double (*compile_ms)(opcost_path_run *r);
     void (*annotate)(opcost_path_run *r, char *note, size_t len);
+    /* Optional (NULL): after timing, what the path found out about the
+     * call beyond its time (a model path's norm share and the compiler's
+     * evidence: the results' version-5 columns); a failure is a note. */
+    void (*evidence)(opcost_path_run *r, struct opcost_result *row);
 } opcost_path;
 
 #endif

@@ -11,7 +11,8 @@
 #include <stdint.h>
 
 #define OPCOST_MAX_SHAPE_SETS 32
-#define OPCOST_MAX_SELECTED 16
+#define OPCOST_MAX_SELECTED 32
+#define OPCOST_MODEL_MAX_TOKENS_CPU 64
 
 typedef struct opcost_plan {
     const char *shapes[OPCOST_MAX_SHAPE_SETS]; /* names or files */
@@ -51,6 +52,18 @@ typedef struct opcost_plan {
     /* the last-level cache the run assumes (--llc-mib; 0: detected):
      * what a cold rotation and the ceilings' arrays span */
     size_t llc_bytes;
+    /* the model paths time points of at most this many tokens (B); the
+     * rest are skipped, saying why (--model-max-tokens; 0: every point;
+     * -1: the device's default, OPCOST_MODEL_MAX_TOKENS_CPU on the CPU,
+     * every point on a GPU) */
+    long model_max_tokens;
+    /* seconds a point's rounds may spend more when model paths are among
+     * its members (--model-budget-s): a model call takes tens of ms */
+    double model_budget_s;
+    /* --model-dtypes all: the model paths at every dtype's points; by
+     * default only at the dtype the model is published in (its
+     * config.json's torch_dtype, shapes/models.csv) */
+    int model_all_dtypes;
 } opcost_plan;
 
 /* Whether a path or a kernel variant runs on the plan's device. */

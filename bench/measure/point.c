@@ -28,6 +28,9 @@ typedef struct path_slot {
     opcost_timer_state timer;
     int timing; /* verified and warmed up */
     int member; /* its index in the point's rounds; -1 when not timed */
+    /* the slot its ratio is against (its path's paired_with, else the
+     * plan's baseline); -1: none, or itself */
+    int baseline;
 } path_slot;
 
 /* Verifies a prepared path on set 0 with poisoned outputs; *call_us: how
@@ -35,8 +38,13 @@ typedef struct path_slot {
 static int verify_path(opcost_path_run *r, char *why, size_t len,
                        double *call_us)
 {
-    opcost_workload_poison_outputs(r->w);
-    rowops_bridge_poison_outputs(1);
+    /* a model path's outputs are the model's own new tensors, and
+     * deterministic mode would make its compiled graphs compile again */
+    const int poison = !r->path->model;
+    if (poison) {
+        opcost_workload_poison_outputs(r->w);
+        rowops_bridge_poison_outputs(1);
+    }
     const int64_t t0 = opcost_now_ns();
     int rc = r->path->run(r, 0, why, len);
     if (rc == 0 && r->w->cuda)
@@ -44,7 +52,8 @@ static int verify_path(opcost_path_run *r, char *why, size_t len,
     *call_us = (double)(opcost_now_ns() - t0) / 1e3;
     if (rc == 0)
         rc = r->path->verify(r, 0, why, len);
-    rowops_bridge_poison_outputs(0);
+    if (poison)
+        rowops_bridge_poison_outputs(0);
     return rc;
 }
 
@@ -285,11 +294,28 @@ static void start_probe(point *pt)
     char dispatch[128];
     if (start_path(pt, s, dispatch, sizeof dispatch) != OPCOST_STATUS_OK)
         for (int i = 0; i < pt->nslots; ++i) {
+            if (pt->slots[i].run.path->model)
+                continue; /* never paired with the probe */
             char note[512];
             snprintf(note, sizeof note, "no paired frac_of_peak: %.480s",
                      pt->why);
             point_row_note(&pt->out->rows[pt->slots[i].row_index], note);
         }
+}
+
+/* The slot s pairs with: its path's own baseline (a model path's: the
+ * model as shipped), or the plan's; -1 when that is not among the point's
+ * slots. */
+static int slot_baseline(const point *pt, const path_slot *s)
+{
+    const char *name = s->run.path->paired_with;
+    if (!name)
+        return pt->baseline;
+    for (int i = 0; i < pt->nslots; ++i)
+        if (!strcmp(pt->slots[i].run.path->name, name) &&
+            pt->slots[i].run.variant == &opcost_variant_auto)
+            return i;
+    return -1;
 }
 
 /* Phase 1: the workload, then a slot and a row for every (path, variant),
@@ -308,7 +334,7 @@ static int open_point(point *pt, char *err, size_t len)
         pt->made = -1;
     }
     point_row_id ids[POINT_ROWS_MAX];
-    const int n = point_row_ids(cfg, ids);
+    const int n = point_row_ids(cfg, pt->c, ids);
     pt->baseline = -1;
     for (int i = 0; i < n; ++i) {
         const opcost_path *path = ids[i].path;
@@ -323,6 +349,7 @@ static int open_point(point *pt, char *err, size_t len)
         s->run.path = path;
         s->run.variant = ids[i].variant;
         s->run.w = &pt->w;
+        s->run.plan = cfg;
         s->run.first_set = pt->made ? 0 : (int)((int64_t)i * pt->w.nsets / n);
         s->row_index = pt->out->nrows - 1;
         s->member = -1;
@@ -334,6 +361,8 @@ static int open_point(point *pt, char *err, size_t len)
         else
             start_slot(pt, s, row);
     }
+    for (int i = 0; i < pt->nslots; ++i)
+        pt->slots[i].baseline = slot_baseline(pt, &pt->slots[i]);
     if (pt->made == 0)
         start_probe(pt);
     return 0;
@@ -384,17 +413,18 @@ static int time_point(point *pt, char *err, size_t len)
         return 0;
     opcost_rounds_pair pairs[2 * POINT_ROWS_MAX];
     int np = 0;
-    const int base = pt->baseline >= 0 ? pt->slots[pt->baseline].member : -1;
     for (int i = 0; i < pt->nslots; ++i) {
-        const int m = pt->slots[i].member;
+        const path_slot *s = &pt->slots[i];
+        const int m = s->member;
         if (m < 0)
             continue;
+        const int base = s->baseline >= 0 ? pt->slots[s->baseline].member : -1;
         if (base >= 0 && m != base)
             pairs[np++] = (opcost_rounds_pair){m, base};
-        if (pt->probe.member >= 0)
+        if (pt->probe.member >= 0 && !s->run.path->model)
             pairs[np++] = (opcost_rounds_pair){pt->probe.member, m};
     }
-    const opcost_rounds_rule rule = {
+    opcost_rounds_rule rule = {
         .target_rel = cfg->noise_target,
         .budget_s = cfg->reps * cfg->rep_budget_s * pt->nmembers,
         .min_rounds = (size_t)(cfg->reps > 10 ? cfg->reps : 10),
@@ -404,6 +434,11 @@ static int time_point(point *pt, char *err, size_t len)
          * (journal.h), the second and third find it still running */
         .seed = (cfg->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)pt->seed,
     };
+    for (int i = 0; i < pt->nslots; ++i)
+        if (pt->slots[i].member >= 0 && pt->slots[i].run.path->model) {
+            rule.budget_s += cfg->model_budget_s;
+            break;
+        }
     return opcost_rounds_run(pt->members, pt->nmembers, pairs, np, &rule,
                              &pt->rounds, err, len);
 }
@@ -412,9 +447,17 @@ static int time_point(point *pt, char *err, size_t len)
 static void pair_with_baseline(point *pt, const path_slot *s,
                                opcost_result *row)
 {
-    if (pt->baseline < 0 || s == &pt->slots[pt->baseline])
+    if (s->baseline < 0 && s->run.path->paired_with) {
+        char note[300];
+        snprintf(note, sizeof note,
+                 "no paired ratio: its baseline %s is not selected",
+                 s->run.path->paired_with);
+        point_row_note(row, note);
         return;
-    const path_slot *b = &pt->slots[pt->baseline];
+    }
+    if (s->baseline < 0 || s == &pt->slots[s->baseline])
+        return;
+    const path_slot *b = &pt->slots[s->baseline];
     char name[OPCOST_TEXT_MAX];
     point_member_name(b->run.path, b->run.variant, name, sizeof name);
     if (b->member < 0) {
@@ -453,14 +496,15 @@ static double summarize_point(point *pt, int *oom)
         }
         if (row->status == OPCOST_STATUS_OK && s->member >= 0) {
             pair_with_baseline(pt, s, row);
-            if (pt->probe.member >= 0)
+            if (pt->probe.member >= 0 && !s->run.path->model)
                 point_row_frac(ctx->cfg, row, &pt->members[pt->probe.member],
                                &pt->members[s->member],
                                opcost_probe_bytes(&pt->w));
             snprintf(row->stopped_by, sizeof row->stopped_by, "%s",
                      opcost_rounds_stop_name(pt->rounds.stop));
         }
-        point_set_ceiling(row, ctx->ceiling, ctx->dev->cuda);
+        if (!s->run.path->model) /* a model moves more than the op's bytes */
+            point_set_ceiling(row, ctx->ceiling, ctx->dev->cuda);
         if (s->timing && s->run.path->takes_variants &&
             (isnan(kernel_median) || s->run.variant == &opcost_variant_auto))
             kernel_median = row->median_us;
@@ -479,7 +523,8 @@ static void attribute_point(point *pt, double kernel_median)
     for (int i = 0; i < pt->nslots; ++i) {
         path_slot *s = &pt->slots[i];
         opcost_result *row = &pt->out->rows[s->row_index];
-        if (s->timing && row->status == OPCOST_STATUS_OK) {
+        if (s->timing && row->status == OPCOST_STATUS_OK &&
+            !s->run.path->model) {
             opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
             opcost_nvtx_push(OPCOST_NVTX_PHASE, "attribute");
             attribute_row(pt->ctx->cfg, pt->ctx->dev, s, row, kernel_median);
@@ -491,6 +536,9 @@ static void attribute_point(point *pt, double kernel_median)
         if (s->run.priv && s->run.path->annotate &&
             row->status == OPCOST_STATUS_OK)
             s->run.path->annotate(&s->run, row->note, sizeof row->note);
+        if (s->run.priv && s->run.path->evidence &&
+            row->status == OPCOST_STATUS_OK)
+            s->run.path->evidence(&s->run, row);
     }
 }
 

@@ -76,7 +76,8 @@ static void fill_identity(opcost_result *row, const point_context *ctx,
              opcost_layout_name(c->layout));
     snprintf(row->freq, sizeof row->freq, "%s", c->freq_text);
     row->cache_state = w ? w->cache : OPCOST_CACHE_WARM;
-    row->bytes = opcost_case_bytes(c);
+    /* a model path moves its weights and activations, not the op's bytes */
+    row->bytes = path->model ? OPCOST_INT_NA : opcost_case_bytes(c);
 }
 
 void point_row_status(opcost_result *row, opcost_status s, const char *note)
@@ -169,18 +170,23 @@ int point_row_samples(const opcost_plan *cfg, opcost_result *row,
     row->ci95_pooled_rel = s.ci95_rel;
     if (!isnan(m->device_us[0]))
         row->device_us = point_median(m->device_us, m->n);
-    row->gbps = (double)row->bytes / (s.median * 1e-6) / 1e9;
+    if (row->bytes != OPCOST_INT_NA)
+        row->gbps = (double)row->bytes / (s.median * 1e-6) / 1e9;
     return 0;
 }
 
 /* A variant slot's variant: the selected one, or "auto" for a path that
  * takes no variants; a variant of the other device has no row under
- * --variants all. */
-int point_row_ids(const opcost_plan *cfg, point_row_id *ids)
+ * --variants all, nor has a path at a point it does not apply to (a model
+ * path at the op's other points). */
+int point_row_ids(const opcost_plan *cfg, const opcost_case *c,
+                  point_row_id *ids)
 {
     int n = 0;
     for (int p = 0; p < cfg->npaths; ++p) {
         const opcost_path *path = cfg->paths[p];
+        if (path->applies && !path->applies(c))
+            continue;
         const int nv = path->takes_variants ? cfg->nvariants : 1;
         for (int v = 0; v < nv; ++v) {
             const opcost_variant *var =
@@ -207,7 +213,7 @@ int point_skip(const point_context *ctx, const opcost_case *c, const char *note,
                run_out *out)
 {
     point_row_id ids[POINT_ROWS_MAX];
-    const int n = point_row_ids(ctx->cfg, ids);
+    const int n = point_row_ids(ctx->cfg, c, ids);
     for (int i = 0; i < n; ++i) {
         opcost_result *row =
             point_row(out, ctx, c, NULL, ids[i].path, ids[i].variant);

@@ -58,7 +58,8 @@ typedef struct point_row_id {
     const opcost_variant *variant;
 } point_row_id;
 
-int point_row_ids(const opcost_plan *cfg, point_row_id *ids);
+int point_row_ids(const opcost_plan *cfg, const opcost_case *c,
+                  point_row_id *ids);
 
 /* The one function that builds a row: appended to out, with the identity
  * of the run, the point (w: its workload, NULL where none was made), its

@@ -132,6 +132,37 @@ static int readable(const rowops_tensor *t, rowops_tensor *host, void **copy,
 static int verify_host(opcost_workload *w, int set, const opcost_outputs *got,
                        char *why, size_t len);
 
+/* A wrong rstd of the fused op, explained where it can be: the contract
+ * rounds h = x + residual to x's dtype before the reduction; an rstd that
+ * matches the reduction over the unrounded sum (exact in double) says the
+ * code skipped that rounding (Inductor's fused kernels keep h in float32
+ * unless they emulate eager's casts). Appended to why. */
+static void explain_rstd(opcost_workload *w, int set, int64_t row, double got,
+                         double rtol, double atol, char *why, size_t len)
+{
+    if (w->c.dtype == ROWOPS_F32 || w->c.dtype == ROWOPS_F64)
+        return; /* the sum is already in the dtype the reduction reads */
+    const rowops_call c = opcost_workload_host_call(w, set);
+    const rowops_tensor x = row_of(&c.x, row), r = row_of(&c.residual, row);
+    const int64_t n = w->c.N;
+    double ss = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double h = rowops_load_d(x.data, i * x.strides[0], x.dtype) +
+                         rowops_load_d(r.data, i * r.strides[0], r.dtype);
+        ss += h * h;
+    }
+    const double unrounded = 1 / sqrt(ss / (double)n + w->c.eps);
+    if (!close_enough(got, unrounded, rtol, atol))
+        return;
+    const size_t used = strlen(why);
+    snprintf(why + used, len - used,
+             "; it is the rstd of h = x + residual left unrounded (%.9g, "
+             "%.2g from it): the code skipped the rounding of h to %s "
+             "before the reduction, which the contract requires",
+             unrounded, fabs(got - unrounded) / unrounded,
+             rowops_dtype_name(w->c.dtype));
+}
+
 int opcost_verify_outputs(opcost_workload *w, int set,
                           const opcost_outputs *got, char *why, size_t len)
 {
@@ -186,6 +217,9 @@ static int verify_host(opcost_workload *w, int set, const opcost_outputs *got,
             if (!close_enough(g, e->rstd[j], rstd_rtol, rstd_atol)) {
                 snprintf(why, len, "rstd[%lld] = %.9g, expected %.9g",
                          (long long)row, g, e->rstd[j]);
+                if (fused)
+                    explain_rstd(w, set, row, g, rstd_rtol, rstd_atol, why,
+                                 len);
                 bad = 1;
             }
         }

@@ -25,6 +25,70 @@ static int is_add_path(const opcost_path_run *r)
     return strcmp(r->path->name, "torch-add-python") == 0;
 }
 
+/* The path's state for w's sets, in r->priv. 0, or -1 with why. */
+static python_state *new_state(opcost_path_run *r, char *why, size_t len)
+{
+    python_state *s = PyMem_Calloc(1, sizeof *s);
+    if (s)
+        s->last = PyMem_Calloc((size_t)r->w->nsets, sizeof *s->last);
+    if (!s || !s->last) {
+        PyMem_Free(s);
+        snprintf(why, len, "out of memory");
+        return NULL;
+    }
+    r->priv = s;
+    s->compile_ms = NAN;
+    s->nsets = r->w->nsets;
+    return s;
+}
+
+/* Takes runner's reference into s: its fn, args and first compile. 0, or
+ * -1 with a Python error. */
+static int adopt(python_state *s, PyObject *runner)
+{
+    s->runner = runner;
+    s->fn = PyObject_GetAttrString(runner, "fn");
+    s->args = PyObject_GetAttrString(runner, "args");
+    PyObject *ms = PyObject_GetAttrString(runner, "compile_ms");
+    PyObject *first = PyObject_GetAttrString(runner, "compiled_first");
+    const int ok = s->fn && s->args && ms && first;
+    if (ok) {
+        s->compile_ms = PyFloat_AsDouble(ms);
+        s->compiled_first = PyObject_IsTrue(first);
+    }
+    Py_XDECREF(ms);
+    Py_XDECREF(first);
+    return ok ? 0 : -1;
+}
+
+int opcost_python_adopt(opcost_path_run *r, opcost_pyobj *runner, char *why,
+                        size_t len)
+{
+    if (!new_state(r, why, len)) {
+        Py_DECREF(runner);
+        return -1;
+    }
+    return adopt(r->priv, runner) ? opcost_python_error(why, len) : 0;
+}
+
+opcost_pyobj *opcost_python_runner(const opcost_path_run *r)
+{
+    const python_state *s = r->priv;
+    return s ? s->runner : NULL;
+}
+
+opcost_pyobj *opcost_python_last(const opcost_path_run *r, int set)
+{
+    const python_state *s = r->priv;
+    return s && set >= 0 && set < s->nsets ? s->last[set] : NULL;
+}
+
+/* A compiled path: compiled-python* and model-*-compiled. */
+static int is_compiled(const opcost_path *p)
+{
+    return !strncmp(p->name, "compiled", 8) || strstr(p->name, "-compiled");
+}
+
 int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
 {
     return opcost_python_prepare_calls(r, r->path->name, NULL, why, len);
@@ -41,19 +105,9 @@ int opcost_python_prepare_calls(opcost_path_run *r, const char *runner,
         snprintf(why, len, "torch.add calibration: fused_add_rms_norm only");
         return 1;
     }
-    python_state *s = PyMem_Calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(why, len, "out of memory");
+    python_state *s = new_state(r, why, len);
+    if (!s)
         return -1;
-    }
-    r->priv = s;
-    s->compile_ms = NAN;
-    s->last = PyMem_Calloc((size_t)w->nsets, sizeof *s->last);
-    if (!s->last) {
-        snprintf(why, len, "out of memory");
-        return -1;
-    }
-    s->nsets = w->nsets;
     PyObject *sets = PyList_New(w->nsets);
     for (int i = 0; sets && i < w->nsets; ++i) {
         const rowops_call c = calls ? calls[i] : opcost_workload_call(w, i);
@@ -68,25 +122,12 @@ int opcost_python_prepare_calls(opcost_path_run *r, const char *runner,
         }
         PyList_SET_ITEM(sets, i, one);
     }
-    s->runner = PyObject_CallMethod(
+    PyObject *made = PyObject_CallMethod(
         opcost_python_bench_module(), "Runner", "(ssssdN)", runner,
         rowops_op_name(w->c.op), rowops_dtype_name(w->c.dtype),
         opcost_layout_name(w->c.layout), w->c.eps, sets);
-    if (!s->runner)
+    if (!made || adopt(s, made))
         return opcost_python_error(why, len);
-    s->fn = PyObject_GetAttrString(s->runner, "fn");
-    s->args = PyObject_GetAttrString(s->runner, "args");
-    PyObject *ms = PyObject_GetAttrString(s->runner, "compile_ms");
-    PyObject *first = PyObject_GetAttrString(s->runner, "compiled_first");
-    if (!s->fn || !s->args || !ms || !first) {
-        Py_XDECREF(ms);
-        Py_XDECREF(first);
-        return opcost_python_error(why, len);
-    }
-    s->compile_ms = PyFloat_AsDouble(ms);
-    s->compiled_first = PyObject_IsTrue(first);
-    Py_DECREF(ms);
-    Py_DECREF(first);
     snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
              !strcmp(runner, "triton")             ? "triton kernel"
              : strstr(r->path->name, "reference")  ? "aten composite"
@@ -178,7 +219,7 @@ void opcost_python_release(opcost_path_run *r)
 double opcost_python_compile_ms(opcost_path_run *r)
 {
     const python_state *s = r->priv;
-    if (!s || strncmp(r->path->name, "compiled", 8))
+    if (!s || !is_compiled(r->path))
         return NAN;
     return s->compiled_first ? s->compile_ms : 0.0;
 }
@@ -186,7 +227,7 @@ double opcost_python_compile_ms(opcost_path_run *r)
 void opcost_python_annotate(opcost_path_run *r, char *note, size_t len)
 {
     python_state *s = r->priv;
-    if (!s || strncmp(r->path->name, "compiled", 8))
+    if (!s || !is_compiled(r->path))
         return;
     PyObject *n = PyObject_CallMethod(s->runner, "recompiles", NULL);
     const long recompiles = n ? PyLong_AsLong(n) : -1;

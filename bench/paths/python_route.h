@@ -17,6 +17,14 @@ int opcost_python_prepare(opcost_path_run *r, char *why, size_t len);
 int opcost_python_prepare_calls(opcost_path_run *r, const char *runner,
                                 const rowops_call *calls, char *why,
                                 size_t len);
+/* A path whose Runner was made elsewhere (the model paths): its state
+ * holds runner (the reference is taken, also on failure), whose fn, args,
+ * compile_ms and compiled_first are Runner's. 0, or -1 with why. */
+int opcost_python_adopt(opcost_path_run *r, opcost_pyobj *runner, char *why,
+                        size_t len);
+/* The path's Runner and set's last result (borrowed; NULL: none). */
+opcost_pyobj *opcost_python_runner(const opcost_path_run *r);
+opcost_pyobj *opcost_python_last(const opcost_path_run *r, int set);
 int opcost_python_run(opcost_path_run *r, int set, char *err, size_t len);
 int opcost_python_verify(opcost_path_run *r, int set, char *why, size_t len);
 /* A call's result (a tensor or a tuple of them) as outputs to verify:

@@ -17,6 +17,13 @@
     X(opcost_path_compiled_python_reference)                                   \
     X(opcost_path_compiled_python_decomposed)                                  \
     X(opcost_path_compiled_aoti)                                               \
+    X(opcost_path_model_shipped_eager)                                         \
+    X(opcost_path_model_rowops_eager)                                          \
+    X(opcost_path_model_torch_eager)                                           \
+    X(opcost_path_model_shipped_compiled)                                      \
+    X(opcost_path_model_rowops_compiled)                                       \
+    X(opcost_path_model_torch_compiled)                                        \
+    X(opcost_path_model_decomposed_compiled)                                   \
     X(opcost_path_cuda_graph)                                                  \
     X(opcost_path_add_kernel)                                                  \
     X(opcost_path_torch_add_cpp)                                               \

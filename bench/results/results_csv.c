@@ -117,6 +117,13 @@ static const column columns[] = {
     {COL(probe_gbps, 0), 4},
     {COL(stopped_by, 0), 4},
     {COL(side, 0), 4},
+    /* version 5: the model paths' evidence */
+    {COL(norm_share, 0), 5},
+    {COL(graph_breaks, 0), 5},
+    {COL(recompiles, 0), 5},
+    {COL(op_calls, 0), 5},
+    {COL(copies_around, 0), 5},
+    {COL(fusion_boundary, 0), 5},
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 

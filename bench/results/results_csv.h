@@ -24,9 +24,11 @@ extern "C" {
  * measurement (paired_with, ratio, ratio_ci95_rel, verdict, rounds,
  * frac_of_peak_ci95_rel, frac_of_peak_best, probe_gbps, stopped_by, side),
  * frac_of_peak became the ratio to the probe measured in the same rounds,
- * and the sidecar gained a round column. Files of every earlier version
- * still load (their new columns read as empty). */
-#define OPCOST_RESULTS_SCHEMA_VERSION 4
+ * and the sidecar gained a round column. Version 5 added the model paths'
+ * evidence (norm_share, graph_breaks, recompiles, op_calls, copies_around,
+ * fusion_boundary). Files of every earlier version still load (their new
+ * columns read as empty). */
+#define OPCOST_RESULTS_SCHEMA_VERSION 5
 
 /* opcost check warns of rows whose frac_of_peak exceeds this: their
  * ceiling did not bound them. */

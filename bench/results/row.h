@@ -114,6 +114,15 @@ typedef struct opcost_result {
     double probe_gbps; /* the probe paired with the row, at this point */
     char stopped_by[OPCOST_TEXT_MAX]; /* why the point's rounds ended */
     char side[OPCOST_TEXT_MAX];       /* opcost ab: base or new */
+    /* version 5: the model paths (bench/python/opcost_model.py) */
+    double norm_share;     /* the norm's share of one call of the model */
+    int64_t graph_breaks;  /* compiled: Dynamo's graph breaks */
+    int64_t recompiles;    /* compiled: graphs compiled while timing */
+    int64_t op_calls;      /* compiled: rowops calls in the output code */
+    int64_t copies_around; /* compiled: copy or cast kernels next to them */
+    /* compiled: the generated kernels that read or write the norm's
+     * tensors (or, without rowops calls, that compute the norm) */
+    char fusion_boundary[OPCOST_NOTE_MAX];
     char note[OPCOST_NOTE_MAX];
 } opcost_result;
 

@@ -1,0 +1,222 @@
+/* The console's model section: what swapping the norm does to a model's
+ * time (the model paths, bench/paths/model_route.h), per distribution
+ * and dtype. */
+#include "report_model.h"
+#include "paired.h"
+#include "registry.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int opcost_report_is_model(const char *path)
+{
+    const opcost_path *p = opcost_path_find(path);
+    return p && p->model;
+}
+
+/* Rows of one model group: same distribution and dtype. */
+static int same_model_group(const opcost_result *a, const opcost_result *b)
+{
+    return opcost_report_is_model(a->path) && opcost_report_is_model(b->path) &&
+           !strcmp(a->distribution, b->distribution) &&
+           !strcmp(a->dtype, b->dtype);
+}
+
+/* The row of path at row p's point, timed; NULL if none. */
+static const opcost_result *at_point(const opcost_result *rows, size_t n,
+                                     const opcost_result *p, const char *path)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (same_model_group(&rows[i], p) && rows[i].B == p->B &&
+            !strcmp(rows[i].path, path) && rows[i].status == OPCOST_STATUS_OK)
+            return &rows[i];
+    return NULL;
+}
+
+/* A timed model row's paired ratio as an estimate (its 95 % half-width
+ * read back as a normal interval's); n = 0 when it has none. */
+static opcost_paired estimate_of(const opcost_result *x)
+{
+    if (!x || !isfinite(x->ratio) || !isfinite(x->ratio_ci95_rel))
+        return (opcost_paired){0};
+    return (opcost_paired){.n = (size_t)x->rounds,
+                           .ratio = x->ratio,
+                           .se = log1p(x->ratio_ci95_rel) / 1.96,
+                           .df = 1e6};
+}
+
+/* path's expected time over its baseline's across the group's timed
+ * shapes, weighted by freq times the baseline's median (0), or -1 when a
+ * timed shape has no paired ratio or nothing was timed. Its coverage:
+ * the freq of those shapes over the group's. */
+static int weighted(const opcost_result *rows, size_t n, size_t g,
+                    const char *path, opcost_paired *out, double *coverage)
+{
+    double *a = malloc((n ? n : 1) * sizeof *a);
+    opcost_paired *r = malloc((n ? n : 1) * sizeof *r);
+    size_t k = 0;
+    double all = 0, timed = 0;
+    int rc = a && r ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; ++i) {
+        const opcost_result *x = &rows[i];
+        if (!same_model_group(&rows[g], x) || strcmp(x->path, path))
+            continue;
+        all += atof(x->freq);
+        if (x->status != OPCOST_STATUS_OK)
+            continue;
+        const opcost_result *b = at_point(rows, n, x, x->paired_with);
+        r[k] = estimate_of(x);
+        if (!b || !r[k].n) {
+            rc = -1;
+            break;
+        }
+        timed += atof(x->freq);
+        a[k++] = atof(x->freq) * b->median_us;
+    }
+    if (rc == 0 && (!k || opcost_paired_weighted(a, r, k, out)))
+        rc = -1;
+    *coverage = all > 0 ? timed / all : NAN;
+    free(a);
+    free(r);
+    return rc;
+}
+
+/* The norm's share of path's call, weighted as its time is (freq times
+ * its median) over the timed shapes. */
+static double share(const opcost_result *rows, size_t n, size_t g,
+                    const char *path)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_result *x = &rows[i];
+        if (!same_model_group(&rows[g], x) || strcmp(x->path, path) ||
+            x->status != OPCOST_STATUS_OK || !isfinite(x->norm_share))
+            continue;
+        num += atof(x->freq) * x->median_us * x->norm_share;
+        den += atof(x->freq) * x->median_us;
+    }
+    return den > 0 ? num / den : NAN;
+}
+
+/* a / b of two estimates against the same baseline, the interval their
+ * half-widths combined in quadrature: conservative, as the two share the
+ * baseline's samples (their errors correlate positively). */
+static void quotient(const opcost_paired *a, const opcost_paired *b, char *buf,
+                     size_t len)
+{
+    const double ha = 1.96 * a->se, hb = 1.96 * b->se;
+    snprintf(buf, len, "x%.3f +-%.1f%%", a->ratio / b->ratio,
+             100 * expm1(sqrt(ha * ha + hb * hb)));
+}
+
+static void ratio_text(int rc, const opcost_paired *p, char *buf, size_t len)
+{
+    if (rc)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "x%.3f +-%.1f%%", p->ratio, 100 * p->ci95_rel);
+}
+
+/* One mode's line: the stack as shipped, the norm's share in it and in
+ * the rowops stack, rowops / shipped, torch / shipped, rowops / torch
+ * (and, compiled, decomposed / shipped and rowops / decomposed). */
+static void mode_line(FILE *f, const opcost_result *rows, size_t n, size_t g,
+                      const char *mode)
+{
+    char shipped[48], rowops[48], torch[48], decomposed[48];
+    snprintf(shipped, sizeof shipped, "model-shipped-%s", mode);
+    snprintf(rowops, sizeof rowops, "model-rowops-%s", mode);
+    snprintf(torch, sizeof torch, "model-torch-%s", mode);
+    snprintf(decomposed, sizeof decomposed, "model-decomposed-%s", mode);
+    opcost_paired r, t, d;
+    double cov, cov_t, cov_d;
+    const int rr = weighted(rows, n, g, rowops, &r, &cov);
+    const int rt = weighted(rows, n, g, torch, &t, &cov_t);
+    const int rd = weighted(rows, n, g, decomposed, &d, &cov_d);
+    char a[48], b[48], c[48] = "-", e[48], q[48] = "-";
+    ratio_text(rr, &r, a, sizeof a);
+    ratio_text(rt, &t, b, sizeof b);
+    ratio_text(rd, &d, e, sizeof e);
+    if (!rr && !rt)
+        quotient(&r, &t, c, sizeof c);
+    if (!rr && !rd)
+        quotient(&r, &d, q, sizeof q);
+    const double s_shipped = share(rows, n, g, shipped);
+    const double s_rowops = share(rows, n, g, rowops);
+    fprintf(f, "  %-8s %5.1f%% %5.1f%%  %16s %16s %16s", mode, 100 * s_shipped,
+            100 * s_rowops, a, b, c);
+    if (!strcmp(mode, "compiled"))
+        fprintf(f, " %16s %16s", e, q);
+    fprintf(f, "\n");
+}
+
+/* Compiled rowops against compiled decomposed at every timed B: the
+ * opaque op must not lose to Inductor's own fusion. */
+static void per_token_lines(FILE *f, const opcost_result *rows, size_t n,
+                            size_t g)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_result *x = &rows[i];
+        if (!same_model_group(&rows[g], x) ||
+            strcmp(x->path, "model-rowops-compiled") ||
+            x->status != OPCOST_STATUS_OK)
+            continue;
+        const opcost_result *d =
+            at_point(rows, n, x, "model-decomposed-compiled");
+        const opcost_paired a = estimate_of(x), b = estimate_of(d);
+        if (!a.n || !b.n)
+            continue;
+        char q[48];
+        quotient(&a, &b, q, sizeof q);
+        const double half = sqrt(pow(log1p(x->ratio_ci95_rel), 2) +
+                                 pow(log1p(d->ratio_ci95_rel), 2));
+        const double lr = log(a.ratio / b.ratio);
+        fprintf(f, "    B = %-6lld compiled rowops / decomposed %s%s\n",
+                (long long)x->B, q,
+                lr - half > 0   ? "  (slower beyond the interval)"
+                : lr + half < 0 ? "  (faster beyond the interval)"
+                                : "");
+    }
+}
+
+void opcost_report_models(FILE *f, const opcost_result *rows, size_t n)
+{
+    char *done = calloc(n ? n : 1, 1);
+    if (!done)
+        return;
+    int header = 0;
+    for (size_t g = 0; g < n; ++g) {
+        if (done[g] || !opcost_report_is_model(rows[g].path))
+            continue;
+        for (size_t i = g; i < n; ++i)
+            if (same_model_group(&rows[g], &rows[i]))
+                done[i] = 1;
+        opcost_paired r;
+        double cov;
+        int any = 0;
+        for (size_t i = g; i < n && !any; ++i)
+            any = same_model_group(&rows[g], &rows[i]) &&
+                  rows[i].status == OPCOST_STATUS_OK;
+        if (!any)
+            continue;
+        if (!header++)
+            fprintf(f, "\nThe op in a model (the model paths: a stack of "
+                       "transformers' LlamaDecoderLayer; time ratios, x < 1 "
+                       "faster, paired in rounds with their 95 %% intervals, "
+                       "shapes weighted by freq times the shipped stack's "
+                       "time; the norm's share of a call as shipped and with "
+                       "rowops):\n");
+        if (weighted(rows, n, g, "model-rowops-eager", &r, &cov))
+            weighted(rows, n, g, "model-rowops-compiled", &r, &cov);
+        fprintf(f, "\n%s  %s  (timed shapes: %.1f %% of the calls)\n",
+                rows[g].distribution, rows[g].dtype, 100 * cov);
+        fprintf(f, "  %-8s %6s %6s  %16s %16s %16s %16s %16s\n", "mode",
+                "share", "rowops", "rowops/shipped", "torch/shipped",
+                "rowops/torch", "decomp./shipped", "rowops/decomp.");
+        mode_line(f, rows, n, g, "eager");
+        mode_line(f, rows, n, g, "compiled");
+        per_token_lines(f, rows, n, g);
+    }
+    free(done);
+}

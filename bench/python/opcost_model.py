@@ -1,0 +1,602 @@
+"""opcost_model: the bench's model paths (bench/paths/model_*.c), the op
+inside a real enclosing model: a stack of transformers' LlamaDecoderLayer
+with the dimensions of the shape set's model (shapes/models.csv), random
+weights, no download. One point's B is the tokens of one forward (a
+sequence of B tokens, causal attention, no cache).
+
+Norms (the `model-<norm>-<mode>` paths):
+  shipped     the layers as transformers ships them (LlamaRMSNorm and the
+              layer's own residual adds);
+  rowops      every residual add + norm pair through
+              rowops.fused_add_rms_norm, the (hidden, residual) pattern of
+              vLLM: one layer's MLP add meets the next layer's input norm;
+              the first input norm through rowops.rms_norm_rows (times the
+              norm's weight);
+  torch       torch.nn.functional.rms_norm with the adds;
+  decomposed  the rowops stack compiled with the rowops ops decomposed
+              (rowops.boundary): Inductor fuses their aten references.
+Each eager and under torch.compile (fullgraph, dynamic shapes, one graph
+per norm and dtype for every B). Every path is verified against the
+layers as shipped in float64 (the same weights, upcast) before timing."""
+
+import contextlib
+import csv
+import math
+import os
+import re
+import time
+
+import torch
+import torch.nn.functional as F
+
+from rowops import _ops as _api
+
+LAYERS = 2  # one layer's MLP residual add meets the next one's input norm
+NORMS = ("shipped", "rowops", "torch", "decomposed")
+MODES = ("eager", "compiled")
+# Verification: the relative RMS error of the stack's output against the
+# float64 stack of the same weights. bfloat16 keeps 8 bits: two layers of
+# matmuls over 4096-14336 terms, each rounded, reach about 1e-2 as
+# shipped; the bound leaves 3x. float16 and float32 scale with their
+# epsilon (2^-11, 2^-24).
+TOLERANCE = {torch.bfloat16: 3e-2, torch.float16: 4e-3,
+             torch.float32: 2e-5, torch.float64: 1e-12}
+_DTYPES = {"float32": torch.float32, "float16": torch.float16,
+           "bfloat16": torch.bfloat16, "float64": torch.float64}
+_MODELS_CSV = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           os.pardir, os.pardir, "shapes", "models.csv")
+
+
+def load_models(path=_MODELS_CSV):
+    """{model: its row of shapes/models.csv, numbers parsed}."""
+    with open(path, newline="") as f:
+        rows = csv.DictReader(line for line in f if not line.startswith("#"))
+        models = {}
+        for r in rows:
+            models[r["model"]] = dict(
+                r, **{k: int(r[k]) for k in (
+                    "hidden_size", "intermediate_size", "num_attention_heads",
+                    "num_key_value_heads")},
+                rms_norm_eps=float(r["rms_norm_eps"]),
+                rope_theta=float(r["rope_theta"]))
+    return models
+
+
+def model_of(distribution, models=None):
+    """The model a shape set belongs to (the longest name that starts the
+    set's, then '-'), or None."""
+    models = load_models() if models is None else models
+    best = None
+    for name in models:
+        if distribution.startswith(name + "-") and \
+                (best is None or len(name) > len(best)):
+            best = name
+    return best
+
+
+def llama_config(model):
+    """A transformers LlamaConfig of a shapes/models.csv row."""
+    from transformers import LlamaConfig
+    cfg = LlamaConfig(
+        hidden_size=model["hidden_size"],
+        intermediate_size=model["intermediate_size"],
+        num_attention_heads=model["num_attention_heads"],
+        num_key_value_heads=model["num_key_value_heads"],
+        rms_norm_eps=model["rms_norm_eps"], rope_theta=model["rope_theta"],
+        num_hidden_layers=LAYERS, max_position_embeddings=1 << 17)
+    cfg._attn_implementation = "sdpa"
+    return cfg
+
+
+class Stack:
+    """LAYERS decoder layers of one config in one dtype, no gradients, and
+    the rotary tables. Weights: random from seed in bfloat16 (linear
+    N(0, 0.02), norm weights N(1, 0.1) so that the weight multiply
+    matters), or like another stack's, converted. exact: the stack whose
+    weights this one's are without rounding (itself, or its source when
+    the conversion is exact), so that one float64 stack verifies every
+    dtype whose weights are the same numbers."""
+
+    def __init__(self, config, dtype, seed=0, like=None):
+        from transformers.models.llama.modeling_llama import (
+            LlamaDecoderLayer, LlamaRotaryEmbedding)
+        self.config = config
+        self.dtype = dtype
+        with torch.device("meta"):
+            layers = torch.nn.ModuleList(
+                [LlamaDecoderLayer(config, i) for i in range(LAYERS)])
+        # allocated once, in dtype (not float32 first: 1.7 GB at 8B)
+        self.layers = layers.to(dtype).to_empty(device="cpu").eval()
+        self.layers.requires_grad_(False)
+        if like is None:
+            g = torch.Generator().manual_seed(seed)
+            for name, p in self.layers.named_parameters():
+                if name.endswith("layernorm.weight"):
+                    p.normal_(1.0, 0.1, generator=g)
+                else:
+                    p.normal_(0.0, 0.02, generator=g)
+        else:
+            for name, p in self.layers.named_parameters():
+                p.copy_(like.layers.get_parameter(name))
+        # bfloat16 -> float32 or float64 is exact; anything else may round
+        exact_from = like is not None and like.dtype == torch.bfloat16 and \
+            dtype in (torch.float32, torch.float64)
+        self.exact = like.exact if exact_from else self
+        self.rope = LlamaRotaryEmbedding(config)
+        self.eps = config.rms_norm_eps
+
+    def rotary(self, tokens):
+        """(cos, sin) for positions 0 .. tokens - 1, in the stack's dtype."""
+        probe = torch.empty(1, tokens, self.config.hidden_size,
+                            dtype=self.dtype)
+        return self.rope(probe, torch.arange(tokens).unsqueeze(0))
+
+
+# ---- the stacks: fn(h, cos, sin) -> the last layer's output, h [1, B, N]
+
+def _shipped(layers):
+    def stack(h, cos, sin):
+        for layer in layers:
+            h = layer(h, position_embeddings=(cos, sin))
+        return h
+    return stack
+
+
+def _rows(t):
+    return t.reshape(-1, t.shape[-1])
+
+
+def _rowops_first(h, norm):
+    y, _ = _api.rms_norm_rows(_rows(h), norm.variance_epsilon)
+    return norm.weight * y.view(h.shape)
+
+
+def _rowops_add_norm(x, residual, norm):
+    out, h, _ = _api.fused_add_rms_norm(_rows(x), _rows(residual),
+                                        norm.weight, norm.variance_epsilon)
+    return out.view(x.shape), h.view(x.shape)
+
+
+def _torch_first(h, norm):
+    return F.rms_norm(h, (h.shape[-1],), norm.weight, norm.variance_epsilon)
+
+
+def _torch_add_norm(x, residual, norm):
+    h = residual + x
+    return _torch_first(h, norm), h
+
+
+def _paired(layers, first, add_norm, mark):
+    """The (hidden, residual) stack: each residual add + norm one call of
+    add_norm; mark(what) scopes a norm for the norm-share pass (a no-op
+    while timing)."""
+    def stack(h, cos, sin):
+        pe = (cos, sin)
+        residual = h
+        with mark():
+            x = first(h, layers[0].input_layernorm)
+        for i, layer in enumerate(layers):
+            a, _ = layer.self_attn(x, position_embeddings=pe,
+                                   attention_mask=None)
+            with mark():
+                x, residual = add_norm(a, residual,
+                                       layer.post_attention_layernorm)
+            m = layer.mlp(x)
+            if i + 1 == len(layers):
+                return residual + m
+            with mark():
+                x, residual = add_norm(m, residual,
+                                       layers[i + 1].input_layernorm)
+    return stack
+
+
+_NORM_SCOPE = "opcost.model.norm"
+# the ops' own scopes (their kernels' scopes nest inside)
+_ROWOPS_SCOPES = ("rowops::fused_add_rms_norm", "rowops::rms_norm_rows")
+_CALL_SCOPE = "opcost.model.call"
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Kineto writes a line to the process's stderr at every profiler start
+    and stop (and one about GPUs on a machine without): those are dropped,
+    anything else it wrote is passed on."""
+    import sys
+    import tempfile
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            log.seek(0)
+            for line in log.read().decode(errors="replace").splitlines():
+                if not re.match(r"(USDT|ERROR):.*(profiler_st|"
+                                r"gpuGetDeviceCount)", line):
+                    print(line, file=sys.stderr)
+
+
+class _Marker:
+    """mark(): a RecordFunction scope around a norm while the norm-share
+    pass runs, nothing otherwise (eager stacks only: compiled ones get
+    the no-op at trace time)."""
+
+    def __init__(self):
+        self.on = False
+
+    def __call__(self):
+        if self.on:
+            return torch.profiler.record_function(_NORM_SCOPE)
+        return contextlib.nullcontext()
+
+
+def _no_mark():
+    return contextlib.nullcontext()
+
+
+def stack_fn(stack, norm, mark=_no_mark):
+    """The stack's forward with norm's implementation (decomposed: the
+    rowops stack; the compile backend decomposes it)."""
+    if norm == "shipped":
+        return _shipped(stack.layers)
+    if norm in ("rowops", "decomposed"):
+        return _paired(stack.layers, _rowops_first, _rowops_add_norm, mark)
+    if norm == "torch":
+        return _paired(stack.layers, _torch_first, _torch_add_norm, mark)
+    raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
+
+
+# ---- what the compiler did: read from Inductor's output code
+
+_OP_CALL = re.compile(r"^\s*(\w+) = torch\.ops\.rowops\.(\w+)\.default\("
+                      r"(.*)\)\s*$")
+# a generated kernel's call, an extern kernel's (out= its output), an aten
+# op's (its result assigned)
+_KERNEL_CALL = re.compile(
+    r"^\s*(?:(\w+) = )?(cpp_fused_\w+|triton_\w+|extern_kernels\.\w+|"
+    r"torch\.ops\.aten\.\w+)(?:\.default|\.run)?\((.*)\)\s*(?:#.*)?$")
+# a tuple item or a view of an earlier buffer
+_ALIAS = re.compile(r"^\s*(\w+) = (?:(\w+)\[\d+\]|reinterpret_tensor\("
+                    r"(\w+),.*)\s*$")
+_NAME = re.compile(r"\b(?:buf\d+|arg\d+_\d+|primals_\d+)\b")
+# generated kernels and aten ops that only move or convert data
+_COPY = re.compile(r"clone|copy|convert_element_type|contiguous")
+# Inductor's own norm kernels are named after what they fused: an rsqrt
+# (transformers' and F.rms_norm's decomposition) or the rowops op they
+# decomposed
+_NORM_KERNEL = re.compile(r"rsqrt|rms_norm")
+
+
+def _strip(kernel):
+    return re.sub(r"^graph_\d+_|_\d+$", "", kernel)
+
+
+def code_evidence(codes):
+    """From Inductor's output code (the wrapper of each graph): the rowops
+    calls in it; of the kernels next to them (reading a rowops call's
+    inputs or its outputs), those that only copy or cast; and the fusion
+    boundary: those kernels by name (generated, extern such as mm, aten
+    ops), or without rowops calls the generated kernels that compute a
+    norm, named after what Inductor fused into them."""
+    op_calls, copies, boundary = 0, 0, []
+    for code in codes:
+        lines = code.splitlines()
+        inputs, outputs = set(), set()
+        for line in lines:
+            m = _OP_CALL.match(line)
+            if m:
+                op_calls += 1
+                inputs |= set(_NAME.findall(m.group(3)))
+                outputs.add(m.group(1))
+                continue
+            a = _ALIAS.match(line)
+            if a and (a.group(2) or a.group(3)) in outputs:
+                outputs.add(a.group(1))  # views of an output, after it
+        touched = inputs | outputs
+        for line in lines:
+            k = _KERNEL_CALL.match(line)
+            if not k:
+                continue
+            name = k.group(2).split(".")[-1]
+            names = set(_NAME.findall(k.group(3))) | {k.group(1)}
+            if touched and names & touched:
+                boundary.append(name)
+                copies += bool(_COPY.search(name))
+            elif not touched and _NORM_KERNEL.search(name):
+                boundary.append(name)
+    seen, names = set(), []
+    for k in map(_strip, boundary):
+        if k not in seen:
+            seen.add(k)
+            names.append(k)
+    return op_calls, copies, " ".join(names)
+
+
+class _Captured:
+    """A compile backend that keeps Inductor's output code of each graph
+    it compiles (also when it comes from the compile cache)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.codes = []
+
+    @property
+    def compiles(self):
+        return self.inner.compiles
+
+    def __call__(self, gm, example_inputs):
+        from unittest import mock
+        from torch._inductor.graph import GraphLowering
+        with mock.patch.object(GraphLowering, "save_output_code",
+                               self.codes.append):
+            return self.inner(gm, example_inputs)
+
+
+def graph_breaks_counted():
+    """Dynamo's count of graph breaks so far in this process (its
+    counters; a fullgraph compile raises at a break instead of splitting
+    the graph, after counting it)."""
+    from torch._dynamo.utils import counters
+    return sum(counters["graph_break"].values())
+
+
+# ---- one (model, dtype)'s stacks, callables and float64 reference,
+# shared by the points and paths of a run
+
+_STACKS = {}
+_CALLABLES = {}
+_REFERENCE = {}  # the float64 stack of the dtype last verified
+
+
+def stack_for(model_name, model, dtype, config=None):
+    """The stack of (model, dtype): its weights are those of the model's
+    bfloat16 stack (made first), converted, in every dtype."""
+    key = (model_name, dtype)
+    if key not in _STACKS:
+        master = (model_name, torch.bfloat16)
+        if master not in _STACKS:
+            _STACKS[master] = Stack(config or llama_config(model),
+                                    torch.bfloat16)
+        if key != master:
+            _STACKS[key] = Stack(_STACKS[master].config, dtype,
+                                 like=_STACKS[master])
+    return _STACKS[key]
+
+
+def _own_code(fn):
+    """fn with a code object of its own: Dynamo keeps its graphs (and
+    counts recompilations against its limit) per code object, which every
+    closure of one def shares."""
+    import types
+    return types.FunctionType(fn.__code__.replace(), fn.__globals__,
+                              fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def _callable(key, stack, norm, mode):
+    """(fn, backend or None, marker or None), one per (stack, norm, mode):
+    compiled ones compile once for every B (dynamic shapes)."""
+    if key in _CALLABLES:
+        return _CALLABLES[key]
+    if mode == "eager":
+        marker = _Marker()
+        entry = (stack_fn(stack, norm, marker), None, marker)
+    else:
+        from opcost_bench import _Inductor
+        backend = _Captured(_Inductor(decompose=norm == "decomposed"))
+        fn = torch.compile(_own_code(stack_fn(stack, norm)), backend=backend,
+                           dynamic=True, fullgraph=True)
+        entry = (fn, backend, None)
+    _CALLABLES[key] = entry
+    return entry
+
+
+def _reference64(stack, h):
+    """The float64 stack as shipped on h (one float64 stack kept: that of
+    stack's exact weights, shared by the dtypes that hold them; its
+    outputs kept per input)."""
+    if _REFERENCE.get("of") is not stack.exact:
+        _REFERENCE.clear()
+        _REFERENCE.update(of=stack.exact, outputs={},
+                          stack=Stack(stack.config, torch.float64,
+                                      like=stack.exact))
+    ref, outputs = _REFERENCE["stack"], _REFERENCE["outputs"]
+    key = (h.data_ptr(), h.dtype, tuple(h.shape))
+    kept = outputs.get(key)
+    if kept is None or not torch.equal(kept[0], h):  # memory reused
+        cos, sin = ref.rotary(h.shape[1])
+        kept = outputs[key] = (h.clone(), _shipped(ref.layers)(
+            h.to(torch.float64), cos, sin))
+    return kept[1]
+
+
+def relative_error(got, want):
+    """||got - want|| / ||want|| in float64, and the worst element's index,
+    got and want."""
+    got64 = got.detach().to(torch.float64)
+    diff = (got64 - want).abs()
+    rel = (diff.square().sum() / want.square().sum().clamp_min(1e-300)
+           ).sqrt().item()
+    worst = int(diff.flatten().argmax())
+    return rel, tuple(int(i) for i in _unravel(worst, want.shape)), \
+        got64.flatten()[worst].item(), want.flatten()[worst].item()
+
+
+def _unravel(i, shape):
+    out = []
+    for s in reversed(shape):
+        out.append(i % s)
+        i //= s
+    return tuple(reversed(out))
+
+
+class ModelRunner:
+    """One model path at one point: fn and one argument tuple per input
+    set (h: the set's x as [1, B, N], the rotary tables), as
+    opcost_bench.Runner; verify(set, result) against the float64 stack;
+    evidence() after timing."""
+
+    def __init__(self, path, dtype, sets, model_name, model, config=None):
+        _, norm, mode = path.split("-")
+        if norm not in NORMS or mode not in MODES:
+            raise ValueError(f"unknown model path {path!r}")
+        if norm == "decomposed" and mode == "eager":
+            raise ValueError("model-decomposed-eager: the decomposed "
+                             "boundary exists only under compile")
+        from opcost_bench import wrap
+        self.path, self.norm, self.mode = path, norm, mode
+        self.dt = _DTYPES[dtype]
+        self.stack = stack_for(model_name, model, self.dt, config)
+        self.model_name = model_name
+        self.args = []
+        tokens = None
+        for s in sets:
+            x = wrap(*s[0])  # x [B, N], contiguous
+            tokens = x.shape[0]
+            self.args.append([x.view(1, *x.shape)])
+        cos, sin = self.stack.rotary(tokens)
+        for a in self.args:
+            a.extend((cos, sin))
+        self.args = [tuple(a) for a in self.args]
+        self.tokens = tokens
+        key = (model_name, self.dt, norm, mode)
+        self.fn, self._backend, self._marker = _callable(
+            key, self.stack, norm, mode)
+        self.compile_ms = float("nan")
+        self.compiled_first = False
+        self.breaks = None
+        if mode == "compiled":
+            before = self._backend.compiles
+            breaks = graph_breaks_counted()
+            start = time.perf_counter()
+            self.fn(*self.args[0])
+            elapsed = (time.perf_counter() - start) * 1e3
+            self.breaks = graph_breaks_counted() - breaks
+            self.compiled_first = self._backend.compiles > before
+            if self.compiled_first:
+                self.compile_ms = elapsed
+        self._baseline = self._graphs()
+        self.verified = None
+
+    def _graphs(self):
+        return self._backend.compiles if self._backend is not None else 0
+
+    def recompiles(self):
+        return self._graphs() - self._baseline
+
+    def timing_begins(self):
+        self._baseline = self._graphs()
+
+    def verify(self, set_index, result):
+        """None when the output is within TOLERANCE of the float64 stack's
+        on the same input; else why."""
+        want = _reference64(self.stack, self.args[set_index][0])
+        rel, where, got, expected = relative_error(result, want)
+        tol = TOLERANCE[self.dt]
+        self.verified = (rel, tol)
+        if math.isfinite(rel) and rel <= tol:
+            return None
+        return (f"output off the float64 stack as shipped by {rel:.3g} "
+                f"relative (tolerance {tol:g}); worst element {list(where)}:"
+                f" {got:.6g}, expected {expected:.6g}")
+
+    def norm_share(self, calls=3):
+        """The norm's share of a call, from a profiled pass (not timed):
+        eager, the time inside RecordFunction scopes around each norm
+        (the shipped LlamaRMSNorm modules by forward hooks; the others'
+        norm calls, residual adds included); compiled, the time of the
+        rowops calls and of the generated kernels that compute an rsqrt
+        (which hold whatever Inductor fused with the norm)."""
+        from torch.profiler import ProfilerActivity, profile, record_function
+        hooks = []
+        if self.mode == "eager":
+            if self.norm == "shipped":
+                hooks = self._hook_norms()
+            else:
+                self._marker.on = True
+        try:
+            with _quiet_stderr(), \
+                    profile(activities=[ProfilerActivity.CPU]) as prof:
+                for i in range(calls):
+                    with record_function(_CALL_SCOPE):
+                        self.fn(*self.args[i % len(self.args)])
+        finally:
+            for h in hooks:
+                h.remove()
+            if self._marker is not None:
+                self._marker.on = False
+        total = norm = 0.0
+        for e in prof.events():
+            us = e.cpu_time_total
+            if e.name == _CALL_SCOPE:
+                total += us
+            elif e.name == _NORM_SCOPE or (self.mode == "compiled" and (
+                    e.name in _ROWOPS_SCOPES or (
+                        "cpp_fused" in e.name and
+                        _NORM_KERNEL.search(e.name)))):
+                norm += us
+        return norm / total if total > 0 else float("nan")
+
+    def _hook_norms(self):
+        from torch.profiler import record_function
+        handles = []
+        for layer in self.stack.layers:
+            for norm in (layer.input_layernorm,
+                         layer.post_attention_layernorm):
+                scope = {}
+
+                def pre(mod, args, scope=scope):
+                    scope["rf"] = record_function(_NORM_SCOPE)
+                    scope["rf"].__enter__()
+
+                def post(mod, args, out, scope=scope):
+                    scope.pop("rf").__exit__(None, None, None)
+                handles.append(norm.register_forward_pre_hook(pre))
+                handles.append(norm.register_forward_hook(post))
+        return handles
+
+    def evidence(self):
+        """{norm_share, graph_breaks, op_calls, copies_around,
+        fusion_boundary} (the compiler's only for compiled paths)."""
+        out = {"norm_share": self.norm_share()}
+        if self.mode == "compiled":
+            # this point's compile (0 when its graph was reused)
+            out["graph_breaks"] = self.breaks
+            codes = self._backend.codes[-1:]
+            calls, copies, boundary = code_evidence(codes)
+            out.update(op_calls=calls, copies_around=copies,
+                       fusion_boundary=boundary)
+        return out
+
+    def note(self):
+        if self.verified is None:
+            return ""
+        rel, tol = self.verified
+        return (f"{LAYERS} x transformers LlamaDecoderLayer of "
+                f"{self.model_name}, {self.tokens} token"
+                f"{'s' if self.tokens != 1 else ''} per forward; output "
+                f"{rel:.2g} from float64 as shipped (tolerance {tol:g})")
+
+
+def model_runner(path, dtype, sets, distribution, all_dtypes=False):
+    """(ModelRunner, None), or (None, why) when the shape set has no model
+    here, or (unless all_dtypes) dtype is not the one the model is
+    published in."""
+    models = load_models()
+    name = model_of(distribution, models)
+    if name is None:
+        return None, (f"shape set {distribution!r} has no decoder config "
+                      f"in shapes/models.csv ({', '.join(models)})")
+    published = models[name]["torch_dtype"]
+    if not all_dtypes and dtype != published:
+        return None, (f"{name} is published in {published} (its "
+                      f"config.json's torch_dtype); --model-dtypes all "
+                      f"times its stack in {dtype} too")
+    hidden = sets[0][0][2][-1]  # x's last size
+    if hidden != models[name]["hidden_size"]:
+        return None, (f"N = {hidden} is not {name}'s hidden size "
+                      f"({models[name]['hidden_size']})")
+    return ModelRunner(path, dtype, sets, name, models[name]), None
