@@ -20,6 +20,11 @@
 #              launch, dispatch, conversion, idle (us), frac of the ceiling;
 #              needs the bench in the build (Python's embed headers), else
 #              the build falls back to the library alone and bench fails
+#   model      the model paths on CUDA (a 2-layer Llama-3.1-8B stack at
+#              B = 64 and 1024, bfloat16: shipped, rowops, torch eager;
+#              shipped and rowops compiled), their table: per path median,
+#              ratio to the stack as shipped, rounds, graph breaks, rowops
+#              calls, copies around them; last, in what the budget leaves
 # The whole run is held to GPU_CHECK_BUDGET seconds (default 450): each
 # section gets what is left, at most its own limit. GPU_CHECK_SECTIONS
 # picks some ("build resources" needs no device). Exit status: 0 if every
@@ -226,8 +231,42 @@ EOF
     echo "bench.csv, bench_table.txt" > "$out/bench.note"
 }
 
+section_model() {
+    [[ -x $build/opcost ]] || {
+        echo "no $build/opcost" | tee "$out/model.note"
+        return 1
+    }
+    # the model paths on CUDA: a 2-layer Llama-3.1-8B stack (the file's
+    # name gives the model: shapes/models/decoders.csv); B > 1 only, so that each
+    # compiled stack compiles one graph (Triton's compile is the cost)
+    printf 'op,B,N,dtype,layout,freq\n%s\n%s\n' \
+        fused_add_rms_norm,64,4096,bfloat16,contiguous,1 \
+        fused_add_rms_norm,1024,4096,bfloat16,contiguous,1 \
+        > "$out/llama-3.1-8b-gpucheck.csv"
+    cd "$root" || return 1
+    local paths=model-shipped-eager,model-rowops-eager,model-torch-eager
+    paths+=,model-shipped-compiled,model-rowops-compiled
+    "$build/opcost" run --device cuda --shapes "$out/llama-3.1-8b-gpucheck.csv" \
+        --paths "$paths" --model-budget-s 3 --replicates 0 \
+        --out "$out/model.csv" || return 1
+    "$py" - "$out/model.csv" << 'EOF' | tee "$out/model_table.txt"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["status"] != "ok":
+        print(f"model: {r['B']:>5} {r['path']:<24} {r['status']}: {r['note'][:90]}")
+        continue
+    ratio = (f"{float(r['ratio']):.3f} +-{100 * float(r['ratio_ci95_rel']):.1f}%"
+             if r["ratio"] else "baseline")
+    print(f"model: {r['B']:>5} {r['path']:<24} {float(r['median_us']):10.1f} us "
+          f"{ratio:>18} rounds {r['rounds'] or '-'} breaks {r['graph_breaks'] or '-'} "
+          f"op_calls {r['op_calls'] or '-'} copies {r['copies_around'] or '-'} "
+          f"| {r['note'][-60:]}")
+EOF
+    echo "model.csv, model_table.txt" > "$out/model.note"
+}
+
 # ---- the run ----
-wanted=${GPU_CHECK_SECTIONS:-device build resources tests kernels bench}
+wanted=${GPU_CHECK_SECTIONS:-device build resources tests kernels bench model}
 need_device=0
 for w in $wanted; do
     [[ $w == build || $w == resources ]] || need_device=1
@@ -248,10 +287,11 @@ SECTIONS=(
     "tests 120"
     "kernels 100"
     "bench 110"
+    "model 150"
 )
 export out root py build
 export -f allowance section_device section_build section_resources \
-    section_tests section_kernels section_bench
+    section_tests section_kernels section_bench section_model
 for s in "${SECTIONS[@]}"; do
     [[ " $wanted " == *" ${s%% *} "* ]] || continue
     # shellcheck disable=SC2086  # "name limit"

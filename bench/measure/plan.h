@@ -62,7 +62,7 @@ typedef struct opcost_plan {
     double model_budget_s;
     /* --model-dtypes all: the model paths at every dtype's points; by
      * default only at the dtype the model is published in (its
-     * config.json's torch_dtype, shapes/models.csv) */
+     * config.json's torch_dtype, shapes/models/decoders.csv) */
     int model_all_dtypes;
 } opcost_plan;
 

@@ -1,7 +1,8 @@
 /* Shared by the model paths (model-<norm>-<mode>): the op inside a model,
  * a stack of transformers' LlamaDecoderLayer with the dimensions of the
- * shape set's model (bench/python/opcost_model.py, shapes/models.csv),
- * run in the embedded interpreter as the Python paths are. One call is
+ * shape set's model (bench/python/opcost_model.py,
+ * shapes/models/decoders.csv), run in the embedded interpreter as the
+ * Python paths are. One call is
  * one forward of the stack over the point's B tokens (its input: the
  * set's x as [1, B, N]); verified against the stack as shipped in
  * float64; paired with the stack as shipped in the same mode. */

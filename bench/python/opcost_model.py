@@ -1,8 +1,9 @@
 """opcost_model: the bench's model paths (bench/paths/model_*.c), the op
 inside a real enclosing model: a stack of transformers' LlamaDecoderLayer
-with the dimensions of the shape set's model (shapes/models.csv), random
-weights, no download. One point's B is the tokens of one forward (a
-sequence of B tokens, causal attention, no cache).
+with the dimensions of the shape set's model
+(shapes/models/decoders.csv), random weights, no download. One point's B
+is the tokens of one forward (a sequence of B tokens, causal attention,
+no cache).
 
 Norms (the `model-<norm>-<mode>` paths):
   shipped     the layers as transformers ships them (LlamaRMSNorm and the
@@ -44,11 +45,12 @@ TOLERANCE = {torch.bfloat16: 3e-2, torch.float16: 4e-3,
 _DTYPES = {"float32": torch.float32, "float16": torch.float16,
            "bfloat16": torch.bfloat16, "float64": torch.float64}
 _MODELS_CSV = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           os.pardir, os.pardir, "shapes", "models.csv")
+                           os.pardir, os.pardir, "shapes", "models",
+                           "decoders.csv")
 
 
 def load_models(path=_MODELS_CSV):
-    """{model: its row of shapes/models.csv, numbers parsed}."""
+    """{model: its row of shapes/models/decoders.csv, numbers parsed}."""
     with open(path, newline="") as f:
         rows = csv.DictReader(line for line in f if not line.startswith("#"))
         models = {}
@@ -75,7 +77,7 @@ def model_of(distribution, models=None):
 
 
 def llama_config(model):
-    """A transformers LlamaConfig of a shapes/models.csv row."""
+    """A transformers LlamaConfig of a shapes/models/decoders.csv row."""
     from transformers import LlamaConfig
     cfg = LlamaConfig(
         hidden_size=model["hidden_size"],
@@ -97,16 +99,17 @@ class Stack:
     the conversion is exact), so that one float64 stack verifies every
     dtype whose weights are the same numbers."""
 
-    def __init__(self, config, dtype, seed=0, like=None):
+    def __init__(self, config, dtype, seed=0, like=None, device="cpu"):
         from transformers.models.llama.modeling_llama import (
             LlamaDecoderLayer, LlamaRotaryEmbedding)
         self.config = config
         self.dtype = dtype
+        self.device = torch.device(device)
         with torch.device("meta"):
             layers = torch.nn.ModuleList(
                 [LlamaDecoderLayer(config, i) for i in range(LAYERS)])
         # allocated once, in dtype (not float32 first: 1.7 GB at 8B)
-        self.layers = layers.to(dtype).to_empty(device="cpu").eval()
+        self.layers = layers.to(dtype).to_empty(device=device).eval()
         self.layers.requires_grad_(False)
         if like is None:
             g = torch.Generator().manual_seed(seed)
@@ -118,9 +121,11 @@ class Stack:
         else:
             for name, p in self.layers.named_parameters():
                 p.copy_(like.layers.get_parameter(name))
-        # bfloat16 -> float32 or float64 is exact; anything else may round
-        exact_from = like is not None and like.dtype == torch.bfloat16 and \
-            dtype in (torch.float32, torch.float64)
+        # the same dtype, or bfloat16 -> float32 or float64, is exact;
+        # anything else may round
+        exact_from = like is not None and (like.dtype == dtype or (
+            like.dtype == torch.bfloat16 and
+            dtype in (torch.float32, torch.float64)))
         self.exact = like.exact if exact_from else self
         self.rope = LlamaRotaryEmbedding(config)
         self.eps = config.rms_norm_eps
@@ -128,8 +133,10 @@ class Stack:
     def rotary(self, tokens):
         """(cos, sin) for positions 0 .. tokens - 1, in the stack's dtype."""
         probe = torch.empty(1, tokens, self.config.hidden_size,
-                            dtype=self.dtype)
-        return self.rope(probe, torch.arange(tokens).unsqueeze(0))
+                            dtype=self.dtype, device=self.device)
+        self.rope.to(self.device)
+        return self.rope(probe, torch.arange(
+            tokens, device=self.device).unsqueeze(0))
 
 
 # ---- the stacks: fn(h, cos, sin) -> the last layer's output, h [1, B, N]
@@ -352,18 +359,19 @@ _CALLABLES = {}
 _REFERENCE = {}  # the float64 stack of the dtype last verified
 
 
-def stack_for(model_name, model, dtype, config=None):
-    """The stack of (model, dtype): its weights are those of the model's
-    bfloat16 stack (made first), converted, in every dtype."""
-    key = (model_name, dtype)
+def stack_for(model_name, model, dtype, config=None, device="cpu"):
+    """The stack of (model, dtype, device): its weights are those of the
+    model's bfloat16 stack on the CPU (made first, from the seed),
+    converted, in every dtype and on every device."""
+    key = (model_name, dtype, str(device))
     if key not in _STACKS:
-        master = (model_name, torch.bfloat16)
+        master = (model_name, torch.bfloat16, "cpu")
         if master not in _STACKS:
             _STACKS[master] = Stack(config or llama_config(model),
                                     torch.bfloat16)
         if key != master:
             _STACKS[key] = Stack(_STACKS[master].config, dtype,
-                                 like=_STACKS[master])
+                                 like=_STACKS[master], device=device)
     return _STACKS[key]
 
 
@@ -398,11 +406,12 @@ def _reference64(stack, h):
     """The float64 stack as shipped on h (one float64 stack kept: that of
     stack's exact weights, shared by the dtypes that hold them; its
     outputs kept per input)."""
-    if _REFERENCE.get("of") is not stack.exact:
+    if _REFERENCE.get("of") is not stack.exact or \
+            _REFERENCE.get("device") != h.device:
         _REFERENCE.clear()
-        _REFERENCE.update(of=stack.exact, outputs={},
+        _REFERENCE.update(of=stack.exact, device=h.device, outputs={},
                           stack=Stack(stack.config, torch.float64,
-                                      like=stack.exact))
+                                      like=stack.exact, device=h.device))
     ref, outputs = _REFERENCE["stack"], _REFERENCE["outputs"]
     key = (h.data_ptr(), h.dtype, tuple(h.shape))
     kept = outputs.get(key)
@@ -449,20 +458,22 @@ class ModelRunner:
         from opcost_bench import wrap
         self.path, self.norm, self.mode = path, norm, mode
         self.dt = _DTYPES[dtype]
-        self.stack = stack_for(model_name, model, self.dt, config)
-        self.model_name = model_name
         self.args = []
         tokens = None
         for s in sets:
-            x = wrap(*s[0])  # x [B, N], contiguous
+            x = wrap(*s[0])  # x [B, N], contiguous, on the run's device
             tokens = x.shape[0]
             self.args.append([x.view(1, *x.shape)])
+        self.device = self.args[0][0].device
+        self.stack = stack_for(model_name, model, self.dt, config,
+                               self.device)
+        self.model_name = model_name
         cos, sin = self.stack.rotary(tokens)
         for a in self.args:
             a.extend((cos, sin))
         self.args = [tuple(a) for a in self.args]
         self.tokens = tokens
-        key = (model_name, self.dt, norm, mode)
+        key = (model_name, self.dt, str(self.device), norm, mode)
         self.fn, self._backend, self._marker = _callable(
             key, self.stack, norm, mode)
         self.compile_ms = float("nan")
@@ -509,8 +520,11 @@ class ModelRunner:
         (the shipped LlamaRMSNorm modules by forward hooks; the others'
         norm calls, residual adds included); compiled, the time of the
         rowops calls and of the generated kernels that compute an rsqrt
-        (which hold whatever Inductor fused with the norm)."""
+        (which hold whatever Inductor fused with the norm). NaN on a GPU,
+        where these CPU-side scopes do not time the kernels."""
         from torch.profiler import ProfilerActivity, profile, record_function
+        if self.device.type != "cpu":
+            return float("nan")  # CPU scopes do not time GPU kernels
         hooks = []
         if self.mode == "eager":
             if self.norm == "shipped":
@@ -589,7 +603,7 @@ def model_runner(path, dtype, sets, distribution, all_dtypes=False):
     name = model_of(distribution, models)
     if name is None:
         return None, (f"shape set {distribution!r} has no decoder config "
-                      f"in shapes/models.csv ({', '.join(models)})")
+                      f"in shapes/models/decoders.csv ({', '.join(models)})")
     published = models[name]["torch_dtype"]
     if not all_dtypes and dtype != published:
         return None, (f"{name} is published in {published} (its "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The model paths end to end (no timing asserted): `opcost run` of the
-# seven model-<norm>-<mode> paths on shapes/models.csv's tiny-llama
+# seven model-<norm>-<mode> paths on shapes/models/decoders.csv's tiny-llama
 # (tests/data/tiny-llama-test.csv). Each has one row, at the fused op's
 # contiguous point only, verified against the float64 stack as shipped
 # (status ok, the error in the note), paired with the stack as shipped in
@@ -116,7 +116,7 @@ PY
 # a shape set without a model: skipped, naming the models there are
 "$opcost" run --quick --replicates 0 --shapes edges --paths model-rowops-eager \
     --out "$dir/edges.csv" >"$dir/edges.txt" 2>&1
-grep -q "has no decoder config in shapes/models.csv (llama-3.1-8b" \
+grep -q "has no decoder config in shapes/models/decoders.csv (llama-3.1-8b" \
     "$dir/edges.txt" || {
     echo "FAIL: a set without a model:"
     tail -5 "$dir/edges.txt"
