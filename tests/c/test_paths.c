@@ -52,33 +52,46 @@ static int prepare_and_verify(const opcost_path *p, opcost_workload *w,
     return rc;
 }
 
-static void prepare_gpu_only(const opcost_path *p)
+/* A small fused float32 case of the set "test". */
+static const opcost_case small_case = {"test",
+                                       ROWOPS_OP_FUSED_ADD_RMS_NORM,
+                                       4,
+                                       64,
+                                       ROWOPS_F32,
+                                       ROWOPS_F32,
+                                       OPCOST_CONTIGUOUS,
+                                       1,
+                                       "1",
+                                       1e-6};
+
+/* p prepared on small_case's workload (and released): prepare's code, its
+ * reason in why. */
+static int prepare_small(const opcost_path *p, char *why, size_t len)
 {
-    opcost_case c = {"test",
-                     ROWOPS_OP_FUSED_ADD_RMS_NORM,
-                     4,
-                     64,
-                     ROWOPS_F32,
-                     ROWOPS_F32,
-                     OPCOST_CONTIGUOUS,
-                     1,
-                     "1",
-                     1e-6};
     opcost_workload w;
-    char err[512], why[512] = "";
-    C_EXPECT(opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err) == 0,
-             "%s", err);
+    char err[512];
+    if (opcost_workload_make(&w, &small_case, 1 << 20, 0, 1, err, sizeof err)) {
+        snprintf(why, len, "workload: %.400s", err);
+        return -1;
+    }
     opcost_path_run r;
     memset(&r, 0, sizeof r);
     r.path = p;
     r.variant = &opcost_variant_auto;
     r.w = &w;
-    C_EXPECT(p->prepare(&r, why, sizeof why) == 1 && strstr(why, "CUDA only"),
-             "%s on a CPU workload: skipped with the reason (got '%s')",
-             p->name, why);
+    const int rc = p->prepare(&r, why, len);
     if (r.priv)
         p->release(&r);
     opcost_workload_free(&w);
+    return rc;
+}
+
+static void prepare_gpu_only(const opcost_path *p)
+{
+    char why[512] = "";
+    C_EXPECT(prepare_small(p, why, sizeof why) == 1 && strstr(why, "CUDA only"),
+             "%s on a CPU workload: skipped with the reason (got '%s')",
+             p->name, why);
 }
 
 /* The fewest bytes a call moves (the GB/s and ceiling of every row), from
@@ -151,39 +164,23 @@ static void all_variants_one_workload(void)
     opcost_workload_free(&w);
 }
 
-/* A model path at a set without a model config: skipped, saying so. */
+/* A model path at a set without a model config: skipped, saying so;
+ * rows only at the fused op's contiguous points. */
 static void model_path_refuses(const opcost_path *p)
 {
-    opcost_case c = {"test",
-                     ROWOPS_OP_FUSED_ADD_RMS_NORM,
-                     4,
-                     64,
-                     ROWOPS_F32,
-                     ROWOPS_F32,
-                     OPCOST_CONTIGUOUS,
-                     1,
-                     "1",
-                     1e-6};
-    opcost_workload w;
-    char err[512], why[512] = "";
-    C_EXPECT(opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err) == 0,
-             "%s", err);
-    opcost_path_run r;
-    memset(&r, 0, sizeof r);
-    r.path = p;
-    r.variant = &opcost_variant_auto;
-    r.w = &w;
-    C_EXPECT(p->prepare(&r, why, sizeof why) == 1 &&
+    char why[512] = "";
+    C_EXPECT(prepare_small(p, why, sizeof why) == 1 &&
                  strstr(why, "'test' has no decoder config"),
              "%s at a set without a model: skipped with the reason (got '%s')",
              p->name, why);
+    opcost_case c = small_case;
     C_EXPECT(p->applies && p->applies(&c), "%s applies to the fused op",
              p->name);
     c.layout = OPCOST_TRANSPOSED;
     C_EXPECT(!p->applies(&c), "%s: no row at a transposed point", p->name);
-    if (r.priv)
-        p->release(&r);
-    opcost_workload_free(&w);
+    c.layout = OPCOST_CONTIGUOUS;
+    c.op = ROWOPS_OP_RMS_NORM_ROWS;
+    C_EXPECT(!p->applies(&c), "%s: no row at rms_norm_rows", p->name);
 }
 
 int main(void)
