@@ -204,6 +204,17 @@ static int is_member(const opcost_result *r, const opcost_result *p,
            r->status == OPCOST_STATUS_OK;
 }
 
+opcost_paired opcost_report_row_estimate(const opcost_result *x)
+{
+    if (!isfinite(x->ratio) || !isfinite(x->ratio_ci95_rel))
+        return (opcost_paired){0};
+    /* the row's 95 % half-width, as a normal interval's */
+    return (opcost_paired){.n = (size_t)x->rounds,
+                           .ratio = x->ratio,
+                           .se = log1p(x->ratio_ci95_rel) / 1.96,
+                           .df = 1e6};
+}
+
 /* A path's paired expected cost over its baseline's in a group: R = sum
  * a_i r_i / sum a_i (a_i: the shape's freq times its baseline's median,
  * r_i: the paired ratio), its interval combined from the rows' (each a 95 %
@@ -242,12 +253,7 @@ static int paired_expected(const opcost_result *rows, size_t n, size_t first,
             break;
         }
         a[k] = atof(x->freq) * b->median_us;
-        /* the row's 95 % half-width, as a normal interval's */
-        r[k] = (opcost_paired){.n = (size_t)x->rounds,
-                               .ratio = x->ratio,
-                               .se = log1p(x->ratio_ci95_rel) / 1.96,
-                               .df = 1e6};
-        ++k;
+        r[k++] = opcost_report_row_estimate(x);
     }
     if (rc == 0 && (!k || opcost_paired_weighted(a, r, k, out)))
         rc = -1;

@@ -4,6 +4,7 @@
 #include "report_model.h"
 #include "paired.h"
 #include "registry.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,16 +35,10 @@ static const opcost_result *at_point(const opcost_result *rows, size_t n,
     return NULL;
 }
 
-/* A timed model row's paired ratio as an estimate (its 95 % half-width
- * read back as a normal interval's); n = 0 when it has none. */
+/* A timed model row's paired ratio as an estimate (n = 0: none). */
 static opcost_paired estimate_of(const opcost_result *x)
 {
-    if (!x || !isfinite(x->ratio) || !isfinite(x->ratio_ci95_rel))
-        return (opcost_paired){0};
-    return (opcost_paired){.n = (size_t)x->rounds,
-                           .ratio = x->ratio,
-                           .se = log1p(x->ratio_ci95_rel) / 1.96,
-                           .df = 1e6};
+    return x ? opcost_report_row_estimate(x) : (opcost_paired){0};
 }
 
 /* path's expected time over its baseline's across the group's timed
@@ -102,12 +97,14 @@ static double share(const opcost_result *rows, size_t n, size_t g,
 /* a / b of two estimates against the same baseline, the interval their
  * half-widths combined in quadrature: conservative, as the two share the
  * baseline's samples (their errors correlate positively). */
-static void quotient(const opcost_paired *a, const opcost_paired *b, char *buf,
-                     size_t len)
+static double quotient(const opcost_paired *a, const opcost_paired *b,
+                       char *buf, size_t len)
 {
     const double ha = 1.96 * a->se, hb = 1.96 * b->se;
+    const double half = sqrt(ha * ha + hb * hb); /* in log */
     snprintf(buf, len, "x%.3f +-%.1f%%", a->ratio / b->ratio,
-             100 * expm1(sqrt(ha * ha + hb * hb)));
+             100 * expm1(half));
+    return half;
 }
 
 static void ratio_text(int rc, const opcost_paired *p, char *buf, size_t len)
@@ -153,8 +150,7 @@ static void mode_line(FILE *f, const opcost_result *rows, size_t n, size_t g,
 
 /* Compiled rowops against compiled decomposed at every timed B: the
  * opaque op must not lose to Inductor's own fusion. */
-static void per_token_lines(FILE *f, const opcost_result *rows, size_t n,
-                            size_t g)
+static void per_b_lines(FILE *f, const opcost_result *rows, size_t n, size_t g)
 {
     for (size_t i = 0; i < n; ++i) {
         const opcost_result *x = &rows[i];
@@ -168,9 +164,7 @@ static void per_token_lines(FILE *f, const opcost_result *rows, size_t n,
         if (!a.n || !b.n)
             continue;
         char q[48];
-        quotient(&a, &b, q, sizeof q);
-        const double half = sqrt(pow(log1p(x->ratio_ci95_rel), 2) +
-                                 pow(log1p(d->ratio_ci95_rel), 2));
+        const double half = quotient(&a, &b, q, sizeof q);
         const double lr = log(a.ratio / b.ratio);
         fprintf(f, "    B = %-6lld compiled rowops / decomposed %s%s\n",
                 (long long)x->B, q,
@@ -216,7 +210,7 @@ void opcost_report_models(FILE *f, const opcost_result *rows, size_t n)
                 "rowops/torch", "decomp./shipped", "rowops/decomp.");
         mode_line(f, rows, n, g, "eager");
         mode_line(f, rows, n, g, "compiled");
-        per_token_lines(f, rows, n, g);
+        per_b_lines(f, rows, n, g);
     }
     free(done);
 }
