@@ -5,6 +5,8 @@
 #include "registry.h"
 #include "rowops_bridge.h"
 #include "rowops_elem.h"
+#include "timer.h"
+#include "timing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -183,12 +185,68 @@ static void model_path_refuses(const opcost_path *p)
     C_EXPECT(!p->applies(&c), "%s: no row at rms_norm_rows", p->name);
 }
 
+/* A path whose every call lasts 1.2 ms, counting its calls. */
+static int counted_calls;
+
+static int counted_call(opcost_path_run *r, int set, char *err, size_t len)
+{
+    (void)r, (void)set, (void)err, (void)len;
+    const int64_t start = opcost_now_ns();
+    while (opcost_now_ns() - start < 1200000)
+        ;
+    ++counted_calls;
+    return 0;
+}
+
+/* The warm-up before timing: two calls per input set (until 0.5 s) for an
+ * op path; a model path's whole warm-up is two calls, whatever its sets.
+ * Calls of >= 1 ms calibrate in one call. */
+static void model_warm_up_is_two_calls(void)
+{
+    opcost_workload w;
+    char err[512];
+    if (opcost_workload_make(&w, &small_case, 1 << 20, 1, 1, err, sizeof err)) {
+        C_EXPECT(0, "workload: %s", err);
+        return;
+    }
+    opcost_path p;
+    memset(&p, 0, sizeof p);
+    p.name = "counted";
+    p.run = counted_call;
+    opcost_path_run r;
+    memset(&r, 0, sizeof r);
+    r.path = &p;
+    r.variant = &opcost_variant_auto;
+    r.w = &w;
+    for (int model = 0; model < 2; ++model) {
+        p.model = model;
+        counted_calls = 0;
+        opcost_timer_state t;
+        C_EXPECT(opcost_timing_begin(&t, &r, OPCOST_TIME_RUN, 20, 0.005, 0) ==
+                     0,
+                 "timing begins");
+        if (model)
+            C_EXPECT(counted_calls == 3,
+                     "a model path: 1 calibration call + 2 warm-up calls "
+                     "(got %d)",
+                     counted_calls);
+        else
+            C_EXPECT(counted_calls > 3 && w.nsets > 100,
+                     "an op path: a warm-up pass over its %d sets (got %d "
+                     "calls)",
+                     w.nsets, counted_calls);
+        opcost_timing_end(&t);
+    }
+    opcost_workload_free(&w);
+}
+
 int main(void)
 {
     char err[512];
     rowops_bridge_set_threads(2, err, sizeof err);
     case_bytes();
     all_variants_one_workload();
+    model_warm_up_is_two_calls();
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
                                    ROWOPS_F64};
     const int64_t shapes[][2] = {{1, 1}, {5, 64}, {3, 4097}, {70, 300}};

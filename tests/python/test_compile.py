@@ -237,3 +237,36 @@ def test_decompose_under_compile_is_scoped():
     assert rowops_calls(code) == ["fused_add_rms_norm"]  # restored
     with pytest.raises(ValueError, match="boundary must be one of"):
         rowops.nn.NormSite(8, boundary="fused")
+
+
+def test_decomposed_compile_loads_from_the_fx_graph_cache(tmp_path,
+                                                           monkeypatch):
+    """A decomposed graph compiled a second time is loaded from Inductor's
+    FX graph cache (a decomposition table handed to compile_fx made every
+    such compile bypass it), and the cache never answers the opaque
+    boundary with decomposed code, or the reverse."""
+    from torch._dynamo.utils import counters
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+
+    def norm(x, residual, weight):
+        return rowops.fused_add_rms_norm(x, residual, weight, 1e-6)
+
+    x, r = torch.randn(4, 96), torch.randn(4, 96)
+    w = torch.randn(96)
+    seen = []
+    for boundary in ("decomposed", "opaque", "decomposed", "opaque"):
+        torch._dynamo.reset()
+        counters.clear()
+        backend = rowops.boundary.inductor_decomposed() \
+            if boundary == "decomposed" else "inductor"
+        with torch._inductor.config.patch(fx_graph_cache=True):
+            _, codes = run_and_get_code(
+                torch.compile(norm, backend=backend, fullgraph=True),
+                x, r, w)
+        seen.append((boundary, rowops_calls("\n".join(codes)),
+                     counters["inductor"]["fxgraph_cache_hit"],
+                     counters["inductor"]["fxgraph_cache_bypass"]))
+    assert seen == [("decomposed", [], 0, 0),
+                    ("opaque", ["fused_add_rms_norm"], 0, 0),
+                    ("decomposed", [], 1, 0),
+                    ("opaque", ["fused_add_rms_norm"], 1, 0)]
