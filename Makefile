@@ -69,7 +69,7 @@ bench: build
 # opaque/decomposed boundary) into results/evidence/.
 evidence: build
 	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
-	  $(PY) scripts/evidence.py
+	  $(PY) scripts/evidence.py --opcost $(BUILD)/opcost
 
 # This build against the last accepted commit's, paired in the same rounds
 # (opcost ab), into results/history/; exits 1 on a regression, 3 when

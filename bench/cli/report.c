@@ -1,5 +1,6 @@
 #include "report.h"
 #include "paired.h"
+#include "path.h"
 #include "report_model.h"
 #include "rowops_bridge.h"
 #include "stats.h"
@@ -280,6 +281,7 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
                "by freq), per token, and speedup (x: baseline / path, paired "
                "in rounds, with its 95 %% interval; native / path from the "
                "medians):\n");
+    int on_copies = 0; /* kernel rows timed on contiguous copies */
     for (size_t g = 0; g < n; ++g) {
         if (done[g])
             continue;
@@ -318,11 +320,15 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
             expected(rows, n, g, rows[i].path, rows[i].variant, &call,
                      &per_token, &shapes);
             char name[64];
+            const int copies =
+                strstr(rows[i].dispatch_path, OPCOST_KERNEL_ON_COPIES) != NULL;
+            on_copies += copies;
             if (strcmp(rows[i].variant, "auto"))
-                snprintf(name, sizeof name, "%s [%s]", rows[i].path,
-                         rows[i].variant);
+                snprintf(name, sizeof name, "%s [%s]%s", rows[i].path,
+                         rows[i].variant, copies ? " (copies)" : "");
             else
-                snprintf(name, sizeof name, "%s", rows[i].path);
+                snprintf(name, sizeof name, "%s%s", rows[i].path,
+                         copies ? " (copies)" : "");
             if (isnan(call)) {
                 fprintf(f,
                         "  %-28s %12s   (not every shape was timed: see "
@@ -355,6 +361,11 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
                     shapes == 1 ? "" : "s");
         }
     }
+    if (on_copies)
+        fprintf(f, "\n(copies): the kernel timed on contiguous copies of the "
+                   "inputs, made before timing: the same bytes in the layout "
+                   "it wants, not the call from the point's layout "
+                   "(kernel-e2e's row is)\n");
     opcost_report_models(f, rows, n);
     int untimed = 0;
     for (size_t i = 0; i < n; ++i)

@@ -32,6 +32,11 @@ typedef struct opcost_path_run {
     int first_set;
 } opcost_path_run;
 
+/* The end of the kernel path's dispatch_path at a point whose layout is
+ * not contiguous: it times the kernel on contiguous copies of the inputs,
+ * made before timing, not the call from the point's layout. */
+#define OPCOST_KERNEL_ON_COPIES " on contiguous copies"
+
 /* The devices a path runs on (opcost_path.devices). */
 enum { OPCOST_ON_CPU = 1, OPCOST_ON_CUDA = 2 };
 

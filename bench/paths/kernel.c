@@ -117,8 +117,10 @@ static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
                  rowops_impl_name(impl));
         return 1;
     }
-    snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
-             rowops_impl_name(impl));
+    /* named so that nobody reads a transposed (or strided) row as the
+     * cost of the call from that layout: kernel-e2e's row is */
+    snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s%s",
+             rowops_impl_name(impl), s->copies ? OPCOST_KERNEL_ON_COPIES : "");
     return 0;
 oom:
     snprintf(why, len, "cannot allocate the kernel path's contiguous inputs");

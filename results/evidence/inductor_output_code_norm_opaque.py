@@ -1,4 +1,4 @@
-# AOT ID: ['5_inference']
+# AOT ID: ['3_inference']
 from ctypes import c_void_p, c_long, c_int
 import torch
 import math
@@ -48,20 +48,20 @@ class Runner:
     def call(self, args):
         arg0_1, arg1_1, arg2_1 = args
         args.clear()
-        assert_size_stride_grouped((arg0_1, arg1_1, arg2_1), ((4096, 4096), (4096, 4096), (4096, )), ((4096, 1), (4096, 1), (1, )), 'input')
+        assert_size_stride_grouped((arg0_1, arg1_1, arg2_1), ((8, 4096), (8, 4096), (4096, )), ((4096, 1), (4096, 1), (1, )), 'input')
         # Topologically Sorted Source Nodes: [fused_add_rms_norm], Original ATen: [rowops.fused_add_rms_norm]
         buf0 = torch.ops.rowops.fused_add_rms_norm.default(arg0_1, arg1_1, arg2_1, eps=1e-06)
         del arg0_1
         del arg1_1
         del arg2_1
         buf1 = buf0[0]
-        assert_tensor_metadata(buf1, (4096, 4096), (4096, 1), torch.bfloat16, 'torch.ops.rowops.fused_add_rms_norm.default')
+        assert_tensor_metadata(buf1, (8, 4096), (4096, 1), torch.bfloat16, 'torch.ops.rowops.fused_add_rms_norm.default')
         # buffer buf1 (op: torch.ops.rowops.fused_add_rms_norm.default) is assumed to be not aligned
         buf2 = buf0[1]
-        assert_tensor_metadata(buf2, (4096, 4096), (4096, 1), torch.bfloat16, 'torch.ops.rowops.fused_add_rms_norm.default')
+        assert_tensor_metadata(buf2, (8, 4096), (4096, 1), torch.bfloat16, 'torch.ops.rowops.fused_add_rms_norm.default')
         # buffer buf2 (op: torch.ops.rowops.fused_add_rms_norm.default) is assumed to be not aligned
         buf3 = buf0[2]
-        assert_tensor_metadata(buf3, (4096, ), (1, ), torch.float32, 'torch.ops.rowops.fused_add_rms_norm.default')
+        assert_tensor_metadata(buf3, (8, ), (1, ), torch.float32, 'torch.ops.rowops.fused_add_rms_norm.default')
         # buffer buf3 (op: torch.ops.rowops.fused_add_rms_norm.default) is assumed to be not aligned
         return (buf1, buf2, buf3, )
 
@@ -72,8 +72,8 @@ recursively_apply_fns = runner.recursively_apply_fns
 
 def get_args():
     from torch._dynamo.testing import rand_strided
-    arg0_1 = rand_strided((4096, 4096), (4096, 1), device='cpu', dtype=torch.bfloat16)
-    arg1_1 = rand_strided((4096, 4096), (4096, 1), device='cpu', dtype=torch.bfloat16)
+    arg0_1 = rand_strided((8, 4096), (4096, 1), device='cpu', dtype=torch.bfloat16)
+    arg1_1 = rand_strided((8, 4096), (4096, 1), device='cpu', dtype=torch.bfloat16)
     arg2_1 = rand_strided((4096, ), (1, ), device='cpu', dtype=torch.bfloat16)
     return [arg0_1, arg1_1, arg2_1]
 

@@ -185,6 +185,38 @@ static void model_path_refuses(const opcost_path *p)
     C_EXPECT(!p->applies(&c), "%s: no row at rms_norm_rows", p->name);
 }
 
+/* The kernel path at a transposed point times contiguous copies: its
+ * dispatch_path says so (the console labels the row "(copies)"); at a
+ * contiguous point it is the kernel's name alone. */
+static void kernel_names_its_copies(void)
+{
+    const opcost_path *kernel = opcost_path_find("kernel");
+    for (int l = 0; l < 2; ++l) {
+        opcost_case c = small_case;
+        c.layout = l ? OPCOST_TRANSPOSED : OPCOST_CONTIGUOUS;
+        opcost_workload w;
+        char err[512];
+        if (opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err)) {
+            C_EXPECT(0, "workload: %s", err);
+            return;
+        }
+        opcost_path_run r;
+        memset(&r, 0, sizeof r);
+        r.path = kernel;
+        r.variant = &opcost_variant_auto;
+        r.w = &w;
+        C_EXPECT(kernel->prepare(&r, err, sizeof err) == 0, "kernel: %s", err);
+        const char *tail = strstr(r.dispatch_path, OPCOST_KERNEL_ON_COPIES);
+        C_EXPECT(l ? tail && !tail[strlen(OPCOST_KERNEL_ON_COPIES)]
+                   : !tail && r.dispatch_path[0],
+                 "kernel at a %s point: dispatch_path '%s'",
+                 l ? "transposed" : "contiguous", r.dispatch_path);
+        if (r.priv)
+            kernel->release(&r);
+        opcost_workload_free(&w);
+    }
+}
+
 /* A path whose every call lasts 1.2 ms, counting its calls. */
 static int counted_calls;
 
@@ -247,6 +279,7 @@ int main(void)
     case_bytes();
     all_variants_one_workload();
     model_warm_up_is_two_calls();
+    kernel_names_its_copies();
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
                                    ROWOPS_F64};
     const int64_t shapes[][2] = {{1, 1}, {5, 64}, {3, 4097}, {70, 300}};
