@@ -7,10 +7,11 @@
  * 32-byte load). Pass 1 walks the tile's columns in blocks of one cache
  * line of output per row (16 float32 or 32 16-bit columns):
  *   A. per column, every unit's segment of x (and residual) is loaded: the
- *      tile's whole column, R * size contiguous bytes, prefetched a few
- *      columns ahead; h is formed, rounded to the dtype, its squares
- *      accumulated in float32 lanes (lane = row: no horizontal sums), and
- *      the rounded h staged;
+ *      tile's whole column, R * size contiguous bytes, prefetched
+ *      PREFETCH_BYTES of the span (at least PREFETCH_COLS columns) ahead;
+ *      h is formed, rounded to the dtype and staged; after the block its
+ *      squares are summed from the staging in float32 lanes (lane = row:
+ *      no horizontal sums);
  *   B. the staged block is transposed in registers (8x8) into row order;
  *   C. each row's line is stored to h's destination at once.
  * B and C of block k run interleaved with A of block k + 1 (two staging
@@ -46,7 +47,7 @@
  * float32 tensor under one unit (8 rows) still goes to rowops_cpu_strided:
  * B = 3 took 27-36 us as a unit against 16 strided. */
 #include "cpu_colmajor.h"
-#include "rowops_elem.h"
+#include "cpu_colmajor_rows.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -60,6 +61,9 @@
 #endif
 #define MAX_TILE_ROWS (SEGMENT_BYTES / 2)
 #define MAX_UNITS (SEGMENT_BYTES / 32)
+#ifndef PREFETCH_BYTES
+#define PREFETCH_BYTES 4096
+#endif
 #ifndef PREFETCH_COLS
 #define PREFETCH_COLS 8
 #endif
@@ -76,11 +80,8 @@
 #ifndef STREAM_MIN_BYTES
 #define STREAM_MIN_BYTES (8 << 20)
 #endif
-#define LINE_BYTES 64
 /* Column blocks summed into one partial sum before it joins the total. */
 #define CHUNK_BLOCKS 16
-
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 typedef struct cm_ctx {
     const rowops_call *c;
@@ -100,92 +101,6 @@ typedef struct cm_ctx {
     int nt_o;  /* stream out's whole lines */
     int w_nan; /* a float32 weight holds a NaN (bfloat16 rounding) */
 } cm_ctx;
-
-/* ---- conversions -------------------------------------------------------- */
-
-/* float32 -> bfloat16, round to nearest even: the result is the high half
- * of each 32-bit lane (the low half is left over; bf16_pack drops it,
- * bf16_hi_only clears it). No NaN fix-up: every NaN this is applied to
- * comes from bfloat16 values and float arithmetic on them (an operand's
- * payload or the default NaN), so its low 16 bits are zero, rounding cannot
- * carry, and the result is the quiet NaN rowops_f32_to_bf16 gives. */
-ALWAYS_INLINE __m256i bf16_round(__m256 v)
-{
-    const __m256i b = _mm256_castps_si256(v);
-    const __m256i lsb =
-        _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
-    return _mm256_add_epi32(b,
-                            _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
-}
-
-/* As bf16_round for any float (a float32 weight may carry any NaN): NaN
- * quieted with its sign and top payload kept, as rowops_f32_to_bf16. */
-ALWAYS_INLINE __m256i bf16_round_nan(__m256 v)
-{
-    const __m256i b = _mm256_castps_si256(v);
-    const __m256i quiet = _mm256_or_si256(b, _mm256_set1_epi32(0x400000));
-    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-    return _mm256_blendv_epi8(bf16_round(v), quiet, nan);
-}
-
-/* The rounded value as a float. */
-ALWAYS_INLINE __m256 bf16_hi_only(__m256i t)
-{
-    return _mm256_castsi256_ps(
-        _mm256_and_si256(t, _mm256_set1_epi32((int)0xffff0000u)));
-}
-
-/* Two vectors of rounded lanes in the lo/hi layout (below) -> 16 words in
- * order. */
-ALWAYS_INLINE __m256i bf16_pack(__m256i lo, __m256i hi)
-{
-    return _mm256_packus_epi32(_mm256_srli_epi32(lo, 16),
-                               _mm256_srli_epi32(hi, 16));
-}
-
-ALWAYS_INLINE __m256i combine128(__m128i lo, __m128i hi)
-{
-    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-}
-
-ALWAYS_INLINE float to_f16(uint16_t v, int bf)
-{
-    return bf ? rowops_bf16_to_f32(v) : rowops_f16_to_f32(v);
-}
-
-ALWAYS_INLINE uint16_t from_f16(float v, int bf)
-{
-    return bf ? rowops_f32_to_bf16(v) : rowops_f32_to_f16(v);
-}
-
-/* 16 consecutive 16-bit elements as floats in the lo/hi layout:
- *   float16:  lo = elements 0..7, hi = 8..15 (two F16C conversions)
- *   bfloat16: lo = 0-3, 8-11; hi = 4-7, 12-15 (in-lane unpack)
- * bf16_pack (or combine128 of two F16C conversions) undoes it. */
-ALWAYS_INLINE void load16(const uint16_t *p, __m256 *lo, __m256 *hi, int bf)
-{
-    if (bf) {
-        const __m256i z = _mm256_setzero_si256();
-        const __m256i v = _mm256_loadu_si256((const __m256i *)p);
-        *lo = _mm256_castsi256_ps(_mm256_unpacklo_epi16(z, v));
-        *hi = _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, v));
-    } else {
-        *lo = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
-        *hi = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p + 8)));
-    }
-}
-
-/* 16 float32 in order (two vectors) -> the lo/hi layout. */
-ALWAYS_INLINE void layout16(__m256 a, __m256 b, __m256 *lo, __m256 *hi, int bf)
-{
-    if (bf) {
-        *lo = _mm256_permute2f128_ps(a, b, 0x20);
-        *hi = _mm256_permute2f128_ps(a, b, 0x31);
-    } else {
-        *lo = a;
-        *hi = b;
-    }
-}
 
 /* ---- transposes --------------------------------------------------------- */
 
@@ -357,12 +272,18 @@ ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
      * columns, so loads stay in flight through the transposes. (About
      * 40 KiB of stack in all, with the tile's row pointers.) */
     __m256i st[2][MAX_UNITS][LINE_BYTES / 2];
-    __m256 acc[2 * MAX_UNITS], chunk[2 * MAX_UNITS];
+    __m256 chunk[2 * MAX_UNITS];
     __m256d tot[2][2 * MAX_UNITS]; /* lanes 0-3 and 4-7 of each chunk */
     for (int a = 0; a < nacc; ++a) {
         chunk[a] = _mm256_setzero_ps();
         tot[0][a] = tot[1][a] = _mm256_setzero_pd();
     }
+    /* columns ahead: PREFETCH_COLS, or PREFETCH_BYTES of the span where
+     * columns are short (a decode step's: 8 columns of 10 bfloat16 rows
+     * are 160 bytes, far too close for memory's latency) */
+    int64_t ahead = PREFETCH_BYTES / cs;
+    if (ahead < PREFETCH_COLS)
+        ahead = PREFETCH_COLS;
     int64_t j = 0, prev_j = 0;
     int prev_nq = 0, done = nu; /* units of the previous block stored */
 #define EMIT_PREV(upto)                                                        \
@@ -379,8 +300,6 @@ ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
         int nq = blk == 0 && k->head > 0 ? k->head : cb;
         if (nq > n - j)
             nq = (int)(n - j);
-        for (int a = 0; a < nacc; ++a)
-            acc[a] = _mm256_setzero_ps();
         __m256i(*sb)[LINE_BYTES / 2] = st[blk & 1];
         /* A partial block's columns past its end are transposed too (never
          * stored): zeroed so they are defined. */
@@ -390,9 +309,9 @@ ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
         /* Phase A: whole column segments, column by column. */
         for (int q = 0; q < nq; ++q) {
             const int64_t jq = j + q;
-            if (jq + PREFETCH_COLS < n) {
-                const char *px = x + (jq + PREFETCH_COLS) * cs;
-                const char *pr = fused ? r + (jq + PREFETCH_COLS) * cs : NULL;
+            if (jq + ahead < n) {
+                const char *px = x + (jq + ahead) * cs;
+                const char *pr = fused ? r + (jq + ahead) * cs : NULL;
                 for (int64_t o = 0; o < seg + 63; o += 64) {
                     _mm_prefetch(px + (o < seg ? o : seg - 1), PREFETCH_HINT);
                     if (fused)
@@ -419,14 +338,11 @@ ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
                     sb[u][q] =
                         col_16((const uint16_t *)xq, (const uint16_t *)rq,
                                u * 16, &lo, &hi, fused, bf);
-                    acc[2 * u] = _mm256_fmadd_ps(lo, lo, acc[2 * u]);
-                    acc[2 * u + 1] = _mm256_fmadd_ps(hi, hi, acc[2 * u + 1]);
                 } else {
                     __m256 v = _mm256_loadu_ps((const float *)xq + u * 8);
                     if (fused)
                         v = _mm256_add_ps(
                             v, _mm256_loadu_ps((const float *)rq + u * 8));
-                    acc[u] = _mm256_fmadd_ps(v, v, acc[u]);
                     sb[u][q] = _mm256_castps_si256(v);
                 }
             }
@@ -434,8 +350,29 @@ ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
             EMIT_PREV((q + 1) * nu / nq);
         }
         EMIT_PREV(nu);
-        for (int a = 0; a < nacc; ++a)
-            chunk[a] = _mm256_add_ps(chunk[a], acc[a]);
+        /* The block's squares, per unit, from the staged h: a register
+         * sum per unit and block (summed column by column, the sums kept
+         * in an array would chain each column to the last one's store). */
+        for (int u = 0; u < nu; ++u) {
+            __m256 slo = _mm256_setzero_ps(), shi = _mm256_setzero_ps();
+            for (int q = 0; q < nq; ++q) {
+                if (is16) {
+                    __m256 lo, hi;
+                    unpack16(sb[u][q], &lo, &hi, bf);
+                    slo = _mm256_fmadd_ps(lo, lo, slo);
+                    shi = _mm256_fmadd_ps(hi, hi, shi);
+                } else {
+                    const __m256 v = _mm256_castsi256_ps(sb[u][q]);
+                    slo = _mm256_fmadd_ps(v, v, slo);
+                }
+            }
+            if (is16) {
+                chunk[2 * u] = _mm256_add_ps(chunk[2 * u], slo);
+                chunk[2 * u + 1] = _mm256_add_ps(chunk[2 * u + 1], shi);
+            } else {
+                chunk[u] = _mm256_add_ps(chunk[u], slo);
+            }
+        }
         prev_j = j;
         prev_nq = nq;
         done = 0;
@@ -470,106 +407,6 @@ ALWAYS_INLINE void pass1(const cm_ctx *k, int64_t t0, int rows, char **dst,
     }
 }
 
-/* ---- pass 2: one row, out = h * rstd (* w) ------------------------------ */
-
-/* Elements from p to its next 64-byte boundary (at most n). */
-static int64_t to_line(const void *p, int es, int64_t n)
-{
-    const int64_t e =
-        (int64_t)((LINE_BYTES - (uintptr_t)p % LINE_BYTES) % LINE_BYTES) / es;
-    return e < n ? e : n;
-}
-
-ALWAYS_INLINE __m256 out8_f32(const float *h, const float *w, __m256 rv)
-{
-    const __m256 y = _mm256_mul_ps(_mm256_loadu_ps(h), rv);
-    return w ? _mm256_mul_ps(y, _mm256_loadu_ps(w)) : y;
-}
-
-/* nt: out's 64-byte lines are streamed (out is float-aligned). */
-static void row_out_f32(const float *h, const float *w, float *out, int64_t n,
-                        float rstd, int nt)
-{
-    const __m256 rv = _mm256_set1_ps(rstd);
-    int64_t j = 0;
-    if (nt) {
-        for (const int64_t e = to_line(out, 4, n); j < e; ++j)
-            out[j] = w ? h[j] * rstd * w[j] : h[j] * rstd;
-        for (; j + 16 <= n; j += 16) {
-            _mm256_stream_ps(out + j, out8_f32(h + j, w ? w + j : NULL, rv));
-            _mm256_stream_ps(out + j + 8,
-                             out8_f32(h + j + 8, w ? w + j + 8 : NULL, rv));
-        }
-    }
-    for (; j + 8 <= n; j += 8)
-        _mm256_storeu_ps(out + j, out8_f32(h + j, w ? w + j : NULL, rv));
-    for (; j < n; ++j)
-        out[j] = w ? h[j] * rstd * w[j] : h[j] * rstd;
-}
-
-/* 16 elements of out; w: NULL, float32 (w_f32) or the dtype. */
-ALWAYS_INLINE __m256i out16(const uint16_t *h, const void *w, int w_f32,
-                            __m256 rv, int bf, int wnan)
-{
-    __m256 lo, hi;
-    load16(h, &lo, &hi, bf);
-    lo = _mm256_mul_ps(lo, rv);
-    hi = _mm256_mul_ps(hi, rv);
-    if (w) {
-        __m256 wlo, whi;
-        if (w_f32)
-            layout16(_mm256_loadu_ps((const float *)w),
-                     _mm256_loadu_ps((const float *)w + 8), &wlo, &whi, bf);
-        else
-            load16(w, &wlo, &whi, bf);
-        lo = _mm256_mul_ps(lo, wlo);
-        hi = _mm256_mul_ps(hi, whi);
-    }
-    if (!bf)
-        return combine128(_mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT),
-                          _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT));
-    if (wnan) /* a float32 weight with NaNs: any payload */
-        return bf16_pack(bf16_round_nan(lo), bf16_round_nan(hi));
-    return bf16_pack(bf16_round(lo), bf16_round(hi));
-}
-
-ALWAYS_INLINE uint16_t out1_16(const uint16_t *h, const void *w, int w_f32,
-                               int64_t j, float rstd, int bf)
-{
-    float y = to_f16(h[j], bf) * rstd;
-    if (w)
-        y *= w_f32 ? ((const float *)w)[j]
-                   : to_f16(((const uint16_t *)w)[j], bf);
-    return from_f16(y, bf);
-}
-
-ALWAYS_INLINE void row_out_16(const uint16_t *h, const void *w, int w_f32,
-                              uint16_t *out, int64_t n, float rstd, int bf,
-                              int nt, int wnan)
-{
-    const __m256 rv = _mm256_set1_ps(rstd);
-    const int ws = w_f32 ? 4 : 2;
-#define W_AT(j) (w ? (const char *)w + (j)*ws : NULL)
-    int64_t j = 0;
-    if (nt) {
-        for (const int64_t e = to_line(out, 2, n); j < e; ++j)
-            out[j] = out1_16(h, w, w_f32, j, rstd, bf);
-        for (; j + 32 <= n; j += 32) {
-            _mm256_stream_si256((__m256i *)(out + j),
-                                out16(h + j, W_AT(j), w_f32, rv, bf, wnan));
-            _mm256_stream_si256(
-                (__m256i *)(out + j + 16),
-                out16(h + j + 16, W_AT(j + 16), w_f32, rv, bf, wnan));
-        }
-    }
-    for (; j + 16 <= n; j += 16)
-        _mm256_storeu_si256((__m256i *)(out + j),
-                            out16(h + j, W_AT(j), w_f32, rv, bf, wnan));
-#undef W_AT
-    for (; j < n; ++j)
-        out[j] = out1_16(h, w, w_f32, j, rstd, bf);
-}
-
 /* ---- tiles -------------------------------------------------------------- */
 
 /* Row pointers of an output for rows t0 .. t0 + rows - 1; NULL outside
@@ -590,29 +427,22 @@ ALWAYS_INLINE void tile(const cm_ctx *k, int64_t t0, int rows, int64_t wlo,
     char *op[MAX_TILE_ROWS], *hp[MAX_TILE_ROWS];
     float sums[MAX_TILE_ROWS];
     row_ptrs(&c->out, t0, rows, wlo, whi, op);
-    if (k->fused) {
+    if (k->fused)
         row_ptrs(&c->residual_out, t0, rows, wlo, whi, hp);
+    /* h goes to residual_out (fused) or is staged in out itself */
+    if (k->fused)
         pass1(k, t0, rows, hp, sums, 1, dt);
-    } else { /* h = x, staged in out itself */
+    else
         pass1(k, t0, rows, op, sums, 0, dt);
-    }
     const rowops_tensor *rt = &c->rstd;
     for (int i = 0; i < rows; ++i) {
         if (!op[i])
             continue;
-        const float rstd = 1.0f / sqrtf(sums[i] / (float)k->n + k->eps);
-        ((float *)rt->data)[rowops_index_offset(rt->sizes, rt->strides,
-                                                rt->rank, t0 + i)] = rstd;
-        const char *h = k->fused ? hp[i] : op[i];
-        if (dt == ROWOPS_F32)
-            row_out_f32((const float *)h, k->w, (float *)op[i], k->n, rstd,
-                        k->nt_o);
-        else if (dt == ROWOPS_BF16 && k->w_nan)
-            row_out_16((const uint16_t *)h, k->w, k->w_f32, (uint16_t *)op[i],
-                       k->n, rstd, 1, k->nt_o, 1);
-        else
-            row_out_16((const uint16_t *)h, k->w, k->w_f32, (uint16_t *)op[i],
-                       k->n, rstd, dt == ROWOPS_BF16, k->nt_o, 0);
+        float *at =
+            (float *)rt->data +
+            rowops_index_offset(rt->sizes, rt->strides, rt->rank, t0 + i);
+        colmajor_row_out(k->fused ? hp[i] : op[i], k->w, k->w_f32, op[i], k->n,
+                         sums[i], k->eps, at, dt, k->nt_o, k->w_nan);
     }
 }
 
@@ -674,10 +504,8 @@ void rowops_cpu_colmajor_avx2(const rowops_call *c, int64_t row_begin,
         const int64_t tail = (unit - B + k.s - 1) / k.s;
         k.safe_cols = k.n > tail ? k.n - tail : 0;
     }
-    k.w_nan = 0;
-    if (k.w_f32 && dt == ROWOPS_BF16)
-        for (int64_t j = 0; j < k.n && !k.w_nan; ++j)
-            k.w_nan = isnan(((const float *)k.w)[j]);
+    k.w_nan = k.w_f32 && dt == ROWOPS_BF16 &&
+              colmajor_weight_nan((const float *)k.w, k.n);
     /* h goes to residual_out (fused) or out: column blocks follow its
      * lines when its rows share an alignment, and are streamed (no read
      * for ownership, no cache conflicts between rows) for large calls. */

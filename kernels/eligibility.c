@@ -166,6 +166,12 @@ static int colmajor_ok(const rowops_call *c)
            !overlaps(&c->out, r) && !overlaps(&c->out, &c->residual_out);
 }
 
+int rowops_colmajor_narrow_ok(const rowops_call *call)
+{
+    return call->x.device == ROWOPS_DEVICE_CPU && colmajor_ok(call) &&
+           call->x.strides[1] <= ROWOPS_COLMAJOR_NARROW_MAX;
+}
+
 static rowops_choice choose(const rowops_call *call, int want)
 {
     named_tensor ts[6];
@@ -204,11 +210,22 @@ static rowops_choice choose(const rowops_call *call, int want)
                       rowops_dtype_name(dt));
     if (!cuda && colmajor_ok(call) &&
         (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
-            ROWOPS_CPU_FAST_FEATURES)
+            ROWOPS_CPU_FAST_FEATURES) {
+        if (call->x.strides[1] * (int64_t)rowops_dtype_size(dt) <=
+                ROWOPS_COLMAJOR_NARROW_PICK_BYTES &&
+            (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
+                ROWOPS_CPU_FAST512_FEATURES)
+            return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_NARROW,
+                          "CPU column-major, short columns (AVX-512): %s "
+                          "rows at unit stride, columns %lld apart (<= %d "
+                          "bytes), row-major outputs",
+                          rowops_dtype_name(dt), (long long)call->x.strides[1],
+                          ROWOPS_COLMAJOR_NARROW_PICK_BYTES);
         return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
                       "CPU column-major (AVX2): %s rows at unit stride, "
                       "columns %lld apart, row-major outputs",
                       rowops_dtype_name(dt), (long long)call->x.strides[1]);
+    }
     /* 2. N range */
     if (n < 1 || n > limit)
         return choice(want, strided,

@@ -67,8 +67,12 @@ static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
     const size_t bytes =
         (size_t)(w->c.B * w->c.N) * rowops_dtype_size(w->c.dtype);
     const size_t per_set = (bytes + 63) / 64 * 64 * (fused ? 2 : 1);
-    /* the workload's: flushed with the sets as the inputs they copy */
-    if (w->c.layout != OPCOST_CONTIGUOUS &&
+    /* the workload's: flushed with the sets as the inputs they copy. A
+     * column-major variant takes a transposed point's inputs as they lie
+     * (the layout it is for), so --variants pairs those kernels there. */
+    const int as_they_lie = r->variant->fast == ROWOPS_LAYOUT_COLUMNS &&
+                            w->c.layout == OPCOST_TRANSPOSED;
+    if (w->c.layout != OPCOST_CONTIGUOUS && !as_they_lie &&
         !(s->copies = opcost_workload_scratch(w, per_set)))
         goto oom;
     for (int i = 0; i < w->nsets; ++i) {
@@ -177,7 +181,8 @@ const opcost_path opcost_path_kernel = {
     .name = "kernel",
     .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,
     .description =
-        "the rowops C kernel alone, on contiguous inputs (the layout it wants)",
+        "the rowops C kernel alone, on inputs in the layout it wants "
+        "(contiguous copies; a column-major variant's own layout as is)",
     .takes_variants = 1,
     .needs_torch = 1,
     .prepare = kernel_prepare,

@@ -109,6 +109,13 @@ int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,
                              *picked = rowops_kernel_info_of(c.impl);
     if (!picked || picked->layout != k->layout || picked->device != k->device)
         snprintf(why, len, "%s not eligible: %s", v->name, c.reason);
+    else if (v->impl == ROWOPS_IMPL_CPU_COLMAJOR_NARROW &&
+             !rowops_colmajor_narrow_ok(call))
+        snprintf(why, len,
+                 "%s not eligible: columns %lld apart, beyond its %d "
+                 "elements",
+                 v->name, (long long)call->x.strides[1],
+                 ROWOPS_COLMAJOR_NARROW_MAX);
     else
         snprintf(why, len, "%s needs %s: %s", v->name,
                  (k->features & ROWOPS_CPU_FAST512_FEATURES) ==

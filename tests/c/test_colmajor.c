@@ -1,4 +1,6 @@
-/* The column-major kernel (rowops_cpu_colmajor_avx2) against the C double
+/* The column-major kernels (rowops_cpu_colmajor_avx2, and
+ * rowops_cpu_colmajor_narrow where it is admitted and the CPU has AVX-512
+ * F+BW) against the C double
  * reference: float32/float16/bfloat16, both ops, float32 and same-dtype
  * weights, x = t.T (column stride S = B) and padded columns (S = B + 5, with
  * misaligned data and padded, misaligned output rows), narrow to wide N,
@@ -185,22 +187,22 @@ static split make_split(int64_t B, int mode)
     return s;
 }
 
-static long long cases_run;
+static long long cases_run, narrow_calls;
 
-static void run_variant(const shape *sh, rowops_op op, rowops_dtype wdt,
-                        const buf *x, const buf *r, buf *w, buf *out, buf *rout,
-                        buf *rstd, int64_t xoff, int64_t ooff, int64_t ors,
-                        int64_t rss, int mode)
+static void run_variant(rowops_impl impl, const shape *sh, rowops_op op,
+                        rowops_dtype wdt, const buf *x, const buf *r, buf *w,
+                        buf *out, buf *rout, buf *rstd, int64_t xoff,
+                        int64_t ooff, int64_t ors, int64_t rss, int mode)
 {
     const rowops_dtype dt = sh->dt;
     const int64_t B = sh->B, N = sh->N;
     const size_t es = rowops_dtype_size(dt);
     const int fused = op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     char what[160];
-    snprintf(what, sizeof what, "%s %s weight=%s B=%lld N=%lld S=%lld%s",
-             rowops_op_name(op), rowops_dtype_name(dt), rowops_dtype_name(wdt),
-             (long long)B, (long long)N, (long long)sh->S,
-             sh->padded ? " padded" : "");
+    snprintf(what, sizeof what, "%s: %s %s weight=%s B=%lld N=%lld S=%lld%s",
+             rowops_impl_name(impl), rowops_op_name(op), rowops_dtype_name(dt),
+             rowops_dtype_name(wdt), (long long)B, (long long)N,
+             (long long)sh->S, sh->padded ? " padded" : "");
 
     rowops_call c;
     memset(&c, 0, sizeof c);
@@ -226,6 +228,12 @@ static void run_variant(const shape *sh, rowops_op op, rowops_dtype wdt,
     char err[256];
     C_EXPECT(rowops_check_call(&c, err, sizeof err) == 0, "%s: invalid: %s",
              what, err);
+    /* the short-column kernel where it is admitted (B >= 2, S <= 16) and
+     * the CPU has AVX-512 F+BW; the wide-tile kernel on every call */
+    if (impl != ROWOPS_IMPL_CPU_COLMAJOR_AVX2 &&
+        !rowops_kernel_can_run(impl, &c))
+        return;
+    const rowops_cpu_kernel_fn kernel = rowops_kernel_info_of(impl)->cpu;
 
     buf_poison(out, dt);
     buf_poison(rstd, ROWOPS_F32);
@@ -235,7 +243,7 @@ static void run_variant(const shape *sh, rowops_op op, rowops_dtype wdt,
     /* First piece alone: rows outside it must stay poisoned. */
     const split sp = make_split(B, mode);
     const int first = sp.order[0];
-    rowops_cpu_colmajor_avx2(&c, sp.cut[first], sp.cut[first + 1]);
+    kernel(&c, sp.cut[first], sp.cut[first + 1]);
     long long stray = 0;
     for (int64_t b = 0; b < B && stray == 0; ++b) {
         if (b >= sp.cut[first] && b < sp.cut[first + 1])
@@ -252,9 +260,10 @@ static void run_variant(const shape *sh, rowops_op op, rowops_dtype wdt,
              (long long)sp.cut[first], (long long)sp.cut[first + 1]);
     for (int k = 1; k < sp.pieces; ++k) {
         const int p = sp.order[k];
-        rowops_cpu_colmajor_avx2(&c, sp.cut[p], sp.cut[p + 1]);
+        kernel(&c, sp.cut[p], sp.cut[p + 1]);
     }
     ++cases_run;
+    narrow_calls += impl == ROWOPS_IMPL_CPU_COLMAJOR_NARROW;
 
     /* Gaps and the poison around the data stay untouched. */
     long long gaps = 0;
@@ -347,13 +356,20 @@ static void run_shape(const shape *sh, int *mode)
         rowops_store_d(x.mem, i, dt, draw());
         rowops_store_d(r.mem, i, dt, draw());
     }
-    run_variant(sh, ROWOPS_OP_RMS_NORM_ROWS, ROWOPS_F32, &x, &r, &w, &out,
-                &rout, &rstd, xoff, ooff, ors, rss, (*mode)++ & 1);
-    run_variant(sh, ROWOPS_OP_FUSED_ADD_RMS_NORM, ROWOPS_F32, &x, &r, &w, &out,
-                &rout, &rstd, xoff, ooff, ors, rss, (*mode)++ & 1);
-    if (dt != ROWOPS_F32)
-        run_variant(sh, ROWOPS_OP_FUSED_ADD_RMS_NORM, dt, &x, &r, &w, &out,
-                    &rout, &rstd, xoff, ooff, ors, rss, (*mode)++ & 1);
+    static const rowops_impl impls[] = {ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
+                                        ROWOPS_IMPL_CPU_COLMAJOR_NARROW};
+    for (size_t k = 0; k < sizeof impls / sizeof impls[0]; ++k) {
+        run_variant(impls[k], sh, ROWOPS_OP_RMS_NORM_ROWS, ROWOPS_F32, &x, &r,
+                    &w, &out, &rout, &rstd, xoff, ooff, ors, rss,
+                    (*mode)++ & 1);
+        run_variant(impls[k], sh, ROWOPS_OP_FUSED_ADD_RMS_NORM, ROWOPS_F32, &x,
+                    &r, &w, &out, &rout, &rstd, xoff, ooff, ors, rss,
+                    (*mode)++ & 1);
+        if (dt != ROWOPS_F32)
+            run_variant(impls[k], sh, ROWOPS_OP_FUSED_ADD_RMS_NORM, dt, &x, &r,
+                        &w, &out, &rout, &rstd, xoff, ooff, ors, rss,
+                        (*mode)++ & 1);
+    }
     free(x.mem);
     free(r.mem);
     free(w.mem);
@@ -404,6 +420,13 @@ int main(void)
                           big[i].B + (big[i].padded ? 5 : 0), big[i].padded};
         run_shape(&sh, &mode);
     }
-    printf("test_colmajor: %lld kernel calls checked\n", cases_run);
+    printf("test_colmajor: %lld kernel calls checked, %lld of them "
+           "cpu_colmajor_narrow\n",
+           cases_run, narrow_calls);
+    if ((rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
+        ROWOPS_CPU_FAST512_FEATURES)
+        C_EXPECT(narrow_calls > 0, "cpu_colmajor_narrow never ran");
+    else
+        printf("SKIP cpu_colmajor_narrow: the CPU lacks AVX-512 F+BW\n");
     return c_report("test_colmajor");
 }

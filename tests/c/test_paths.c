@@ -2,11 +2,13 @@
  * prepare, one run on poisoned outputs, verification against the C double
  * reference; and a path whose output is corrupted is caught as wrong. */
 #include "c_samples.h"
+#include "cpu_features.h"
 #include "registry.h"
 #include "rowops_bridge.h"
 #include "rowops_elem.h"
 #include "timer.h"
 #include "timing.h"
+#include "variants.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -217,6 +219,57 @@ static void kernel_names_its_copies(void)
     }
 }
 
+/* The kernel path with a column-major variant at a transposed point: the
+ * kernel on the point's own inputs (no copies, no suffix), verified; the
+ * short-column kernel refused where the columns are too far apart. */
+static void kernel_takes_columns_as_they_lie(void)
+{
+    const opcost_path *kernel = opcost_path_find("kernel");
+    static const char *const names[] = {"cpu_colmajor_avx2",
+                                        "cpu_colmajor_narrow"};
+    static const int64_t rows[] = {4, 20};
+    for (int v = 0; v < 2; ++v)
+        for (int b = 0; b < 2; ++b) {
+            const unsigned need =
+                v ? ROWOPS_CPU_FAST512_FEATURES : ROWOPS_CPU_FAST_FEATURES;
+            if ((rowops_cpu_features() & need) != need) {
+                printf("SKIP kernel %s: the CPU lacks its features\n",
+                       names[v]);
+                continue;
+            }
+            opcost_case c = small_case;
+            c.layout = OPCOST_TRANSPOSED;
+            c.B = rows[b];
+            opcost_workload w;
+            char err[512];
+            if (opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err)) {
+                C_EXPECT(0, "workload: %s", err);
+                return;
+            }
+            opcost_path_run r;
+            memset(&r, 0, sizeof r);
+            r.path = kernel;
+            r.variant = opcost_variant_find(names[v]);
+            r.w = &w;
+            const int rc = kernel->prepare(&r, err, sizeof err);
+            if (v == 1 && b == 1) { /* columns 20 apart */
+                C_EXPECT(rc == 1 && strstr(err, "beyond its 16"),
+                         "%s at B = 20: rc %d, '%s'", names[v], rc, err);
+            } else {
+                C_EXPECT(rc == 0, "%s at B = %lld: %s", names[v],
+                         (long long)c.B, err);
+                C_EXPECT(rc || !strcmp(r.dispatch_path, names[v]),
+                         "%s: dispatch_path '%s'", names[v], r.dispatch_path);
+                C_EXPECT(rc || (!kernel->run(&r, 0, err, sizeof err) &&
+                                !kernel->verify(&r, 0, err, sizeof err)),
+                         "%s at B = %lld: %s", names[v], (long long)c.B, err);
+            }
+            if (r.priv)
+                kernel->release(&r);
+            opcost_workload_free(&w);
+        }
+}
+
 /* A path whose every call lasts 1.2 ms, counting its calls. */
 static int counted_calls;
 
@@ -280,6 +333,7 @@ int main(void)
     all_variants_one_workload();
     model_warm_up_is_two_calls();
     kernel_names_its_copies();
+    kernel_takes_columns_as_they_lie();
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
                                    ROWOPS_F64};
     const int64_t shapes[][2] = {{1, 1}, {5, 64}, {3, 4097}, {70, 300}};

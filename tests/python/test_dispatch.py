@@ -16,9 +16,25 @@ AVX2, FMA, F16C = 1, 2, 4
 # never the streaming form).
 FAST = rowops.explain_dispatch("rms_norm_rows", torch.ones(1, 8)).impl
 HAS_FAST_CPU = FAST != "cpu_fast_portable"
-# Transposed (column-major) rows: their own AVX2 kernel, else strided.
-COLMAJOR = "cpu_colmajor_avx2" if HAS_FAST_CPU else "cpu_strided"
+HAS_512 = FAST == "cpu_fast_avx512"
 COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
+# kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_BYTES
+NARROW_PICK_BYTES = 24
+
+
+def colmajor(dtype, column_stride):
+    """The kernel of transposed (column-major) rows: the short-column one
+    (AVX-512) for columns of at most 24 bytes, else the AVX2 wide-tile
+    one; strided without AVX2+FMA+F16C."""
+    if not HAS_FAST_CPU:
+        return "cpu_strided"
+    itemsize = torch.empty(0, dtype=dtype).element_size()
+    if HAS_512 and column_stride * itemsize <= NARROW_PICK_BYTES:
+        return "cpu_colmajor_narrow"
+    return "cpu_colmajor_avx2"
+
+
+COLMAJOR = colmajor(torch.float32, 4)
 LIMIT = {torch.float32: 32768, torch.float16: 65536, torch.bfloat16: 65536}
 
 
@@ -93,11 +109,15 @@ def _boundary_cases():
         cases.append((f"x and residual transposed {name}",
                       fused(values(64, 4, dtype=dt).t(),
                             residual=values(64, 4, dtype=dt).t() * 0.5),
-                      COLMAJOR, COLMAJOR_WHY))
-    cases.append(("x and residual transposed, columns B + 3 apart",
-                  fused(values(64, 7)[:, :4].t(),
-                        residual=values(64, 7)[:, 1:5].t()),
-                  COLMAJOR, COLMAJOR_WHY))
+                      colmajor(dt, 4), COLMAJOR_WHY))
+        cases.append((f"x and residual transposed, columns B + 3 apart {name}",
+                      fused(values(64, 7, dtype=dt)[:, :4].t(),
+                            residual=values(64, 7, dtype=dt)[:, 1:5].t()),
+                      colmajor(dt, 7), COLMAJOR_WHY))
+        cases.append((f"x and residual transposed, 13 columns {name}",
+                      fused(values(64, 13, dtype=dt).t(),
+                            residual=values(64, 13, dtype=dt).t()),
+                      colmajor(dt, 13), COLMAJOR_WHY))
     cases.append(("x and residual transposed, different column strides",
                   fused(values(64, 7)[:, :4].t(),
                         residual=values(64, 4).t()),
