@@ -211,16 +211,18 @@ static rowops_choice choose(const rowops_call *call, int want)
     if (!cuda && colmajor_ok(call) &&
         (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
             ROWOPS_CPU_FAST_FEATURES) {
-        if (call->x.strides[1] * (int64_t)rowops_dtype_size(dt) <=
-                ROWOPS_COLMAJOR_NARROW_PICK_BYTES &&
+        const int64_t narrow = dt == ROWOPS_F32
+                                   ? ROWOPS_COLMAJOR_NARROW_PICK_F32
+                                   : ROWOPS_COLMAJOR_NARROW_MAX;
+        if (call->x.strides[1] <= narrow &&
             (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
                 ROWOPS_CPU_FAST512_FEATURES)
             return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_NARROW,
                           "CPU column-major, short columns (AVX-512): %s "
-                          "rows at unit stride, columns %lld apart (<= %d "
-                          "bytes), row-major outputs",
+                          "rows at unit stride, columns %lld <= %lld apart, "
+                          "row-major outputs",
                           rowops_dtype_name(dt), (long long)call->x.strides[1],
-                          ROWOPS_COLMAJOR_NARROW_PICK_BYTES);
+                          (long long)narrow);
         return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
                       "CPU column-major (AVX2): %s rows at unit stride, "
                       "columns %lld apart, row-major outputs",

@@ -176,14 +176,14 @@ void rowops_cpu_colmajor_avx2(const rowops_call *call, int64_t row_begin,
 void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
                                 int64_t row_end);
 #define ROWOPS_COLMAJOR_NARROW_MAX 16
-/* ... and the eligibility function picks it over the wide-tile kernel for
- * columns of at most this many bytes (S * element size): bfloat16 and
- * float16 to S = 12, float32 to S = 6. Measured (Zen 5, 2 threads, N =
- * 4096, paired against the row kernel on contiguous copies): narrow 0.82-
- * 0.92 of the contiguous call at those S against 0.26-0.62 wide-tile;
- * beyond them the wide-tile kernel's whole units (8 float32 or 16 16-bit
- * rows) win or tie (float32 S = 8: 0.94 against 0.84). */
-#define ROWOPS_COLMAJOR_NARROW_PICK_BYTES 24
+/* ... and the eligibility function picks it over the wide-tile kernel
+ * for float16 and bfloat16 to that limit, and float32 to S = 12: measured
+ * (Zen 5, 2 threads, N = 4096, three runs, each kernel paired against the
+ * row kernel on contiguous copies) narrow 0.78-0.96 of the contiguous call
+ * at S = 4-12 against 0.28-0.77 wide-tile; at S = 16 bfloat16 narrow
+ * 0.54-0.66 against 0.41-0.47, float32 narrow 0.71-0.77 against the
+ * wide-tile kernel's two whole units at 0.77-0.84. */
+#define ROWOPS_COLMAJOR_NARROW_PICK_F32 12
 /* Whether call is column-major with columns at most
  * ROWOPS_COLMAJOR_NARROW_MAX apart (cpu_colmajor_narrow's precondition
  * beyond the column-major ones; kernels/eligibility.c). */

@@ -18,18 +18,17 @@ FAST = rowops.explain_dispatch("rms_norm_rows", torch.ones(1, 8)).impl
 HAS_FAST_CPU = FAST != "cpu_fast_portable"
 HAS_512 = FAST == "cpu_fast_avx512"
 COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
-# kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_BYTES
-NARROW_PICK_BYTES = 24
+# kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_F32, _NARROW_MAX
+NARROW_PICK = {torch.float32: 12, torch.float16: 16, torch.bfloat16: 16}
 
 
 def colmajor(dtype, column_stride):
     """The kernel of transposed (column-major) rows: the short-column one
-    (AVX-512) for columns of at most 24 bytes, else the AVX2 wide-tile
-    one; strided without AVX2+FMA+F16C."""
+    (AVX-512) for columns up to 12 float32 or 16 16-bit elements apart,
+    else the AVX2 wide-tile one; strided without AVX2+FMA+F16C."""
     if not HAS_FAST_CPU:
         return "cpu_strided"
-    itemsize = torch.empty(0, dtype=dtype).element_size()
-    if HAS_512 and column_stride * itemsize <= NARROW_PICK_BYTES:
+    if HAS_512 and column_stride <= NARROW_PICK[dtype]:
         return "cpu_colmajor_narrow"
     return "cpu_colmajor_avx2"
 
@@ -114,10 +113,11 @@ def _boundary_cases():
                       fused(values(64, 7, dtype=dt)[:, :4].t(),
                             residual=values(64, 7, dtype=dt)[:, 1:5].t()),
                       colmajor(dt, 7), COLMAJOR_WHY))
-        cases.append((f"x and residual transposed, 13 columns {name}",
-                      fused(values(64, 13, dtype=dt).t(),
-                            residual=values(64, 13, dtype=dt).t()),
-                      colmajor(dt, 13), COLMAJOR_WHY))
+        for cols in (12, 13, 16, 17):
+            cases.append((f"x and residual transposed, {cols} columns {name}",
+                          fused(values(64, cols, dtype=dt).t(),
+                                residual=values(64, cols, dtype=dt).t()),
+                          colmajor(dt, cols), COLMAJOR_WHY))
     cases.append(("x and residual transposed, different column strides",
                   fused(values(64, 7)[:, :4].t(),
                         residual=values(64, 4).t()),
