@@ -203,6 +203,23 @@ def test_missing_cpu_feature_transposed_uses_strided(poisoned_outputs):
         ops._force_cpu_features(previous)
 
 
+@pytest.mark.skipif(not HAS_FAST_CPU, reason="no AVX2+FMA+F16C here")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_avx2_only_host_transposed_uses_the_wide_tile_kernel(
+        poisoned_outputs, dtype):
+    """An AVX2-only host (AVX-512 masked off) never gets the short-column
+    kernel: its short transposed calls run the AVX2 wide-tile kernel."""
+    sample = fused(values(64, 4, dtype=dtype).t(),
+                   residual=values(64, 4, dtype=dtype).t())
+    previous = ops._force_cpu_features(AVX2 | FMA | F16C)
+    try:
+        result, ran = run(sample)
+        assert ran == "cpu_colmajor_avx2"
+        assert_matches_formula(sample, result)
+    finally:
+        ops._force_cpu_features(previous)
+
+
 def test_inplace_goes_through_the_same_decision():
     x, r, w = values(4, 64), values(4, 64) * 0.5, values(64)
     h = x + r
