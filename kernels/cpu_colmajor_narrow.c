@@ -93,41 +93,79 @@ static inline uint32_t span_mask(int64_t off, int64_t left, int per)
     return off < left ? (uint32_t)((1ull << (left - off)) - 1) : 0;
 }
 
+/* Each row's gather from a block of `per` columns (S vectors of `per`
+ * elements): idx[i], the lane of its element q in whichever vector holds
+ * it (16-bit lanes for per = 32, 32-bit for per = 16), and m[i][u], the
+ * elements q that vector u holds. */
+static void gather_plan(const narrow *g, int64_t b0, int per, __m512i *idx,
+                        uint32_t m[][MAX_S])
+{
+    memset(m, 0, sizeof(uint32_t) * MAX_S * MAX_S);
+    for (int i = 0; i < g->k; ++i) {
+        _Alignas(64) uint16_t l16[32];
+        _Alignas(64) int32_t l32[16];
+        for (int q = 0; q < per; ++q) {
+            const int64_t p = b0 + i + g->s * q;
+            if (per == 32)
+                l16[q] = (uint16_t)(p % 32);
+            else
+                l32[q] = (int32_t)(p % 16);
+            m[i][p / per] |= 1u << q;
+        }
+        idx[i] = _mm512_load_si512(per == 32 ? (void *)l16 : (void *)l32);
+    }
+}
+
+/* The span's S vectors from element base prefetched LOAD_AHEAD bytes on
+ * (as the row kernels' prefetch_ahead), never past the span. */
+static inline void prefetch_span(const narrow *g, int64_t base, int per, int es)
+{
+    for (int u = 0; u < g->s; ++u) {
+        const int64_t at = (base + (int64_t)per * u) * es + LOAD_AHEAD;
+        if (at < g->valid * es) {
+            _mm_prefetch(g->x + at, _MM_HINT_T1);
+            if (g->r)
+                _mm_prefetch(g->r + at, _MM_HINT_T1);
+        }
+    }
+}
+
+/* After a block: each row's lanes join its total in double every
+ * CHUNK_BLOCKS blocks and at the end. */
+static inline void chunk_sums(narrow *g, vec16 *acc, int *blk, int last)
+{
+    if (++*blk < CHUNK_BLOCKS && !last)
+        return;
+    for (int i = 0; i < g->k; ++i) {
+        g->tot[i] += _mm512_reduce_add_ps(acc[i]);
+        acc[i] = _mm512_setzero_ps();
+    }
+    *blk = 0;
+}
+
+/* Prefetch for writing the line STORE_AHEAD blocks on of h's row i. */
+static inline void prefetch_h(const narrow *g, int i, int64_t j, int per,
+                              int es)
+{
+    if (j + (int64_t)per * STORE_AHEAD < g->n)
+        _m_prefetchw(g->h[i] + es * (j + (int64_t)per * STORE_AHEAD));
+}
+
 /* Pass 1 in 16 bits: blocks of 32 columns. */
 ALWAYS_INLINE void pass1_16(narrow *g, int64_t b0, int bf)
 {
     const int64_t s = g->s, n = g->n;
     const uint16_t *x = (const uint16_t *)g->x, *r = (const uint16_t *)g->r;
     __m512i idx[MAX_S];
-    __mmask32 m[MAX_S][MAX_S];
-    memset(m, 0, sizeof m);
-    for (int i = 0; i < g->k; ++i) {
-        _Alignas(64) uint16_t lane[32];
-        for (int q = 0; q < 32; ++q) {
-            const int64_t p = b0 + i + s * q;
-            lane[q] = (uint16_t)(p & 31);
-            m[i][p >> 5] |= (__mmask32)1 << q;
-        }
-        idx[i] = _mm512_load_si512(lane);
-    }
+    uint32_t m[MAX_S][MAX_S];
+    gather_plan(g, b0, 32, idx, m);
     vec16 acc[MAX_S];
-    for (int i = 0; i < g->k; ++i) {
+    for (int i = 0; i < g->k; ++i)
         acc[i] = _mm512_setzero_ps();
-        g->tot[i] = 0;
-    }
     int blk = 0;
     for (int64_t j = 0; j < n; j += 32) {
         const int64_t base = j * s, left = g->valid - base;
-        /* the span ahead (as the row kernels' prefetch_ahead): one line
-         * per vector, LOAD_AHEAD bytes on, never past the span */
-        for (int u = 0; u < s; ++u)
-            if (2 * (base + 32 * u) + LOAD_AHEAD < 2 * g->valid) {
-                _mm_prefetch((const char *)(x + base + 32 * u) + LOAD_AHEAD,
-                             _MM_HINT_T1);
-                if (r)
-                    _mm_prefetch((const char *)(r + base + 32 * u) + LOAD_AHEAD,
-                                 _MM_HINT_T1);
-            }
+        prefetch_span(g, base, 32, 2);
         __m512i v[MAX_S];
         for (int u = 0; u < s; ++u) {
             const __mmask32 lm = span_mask(32 * (int64_t)u, left, 32);
@@ -143,21 +181,14 @@ ALWAYS_INLINE void pass1_16(narrow *g, int64_t b0, int bf)
         const __mmask32 sm =
             n - j >= 32 ? 0xffffffffu : (__mmask32)((1u << (n - j)) - 1);
         for (int i = 0; i < g->k; ++i) {
-            if (j + 32 * STORE_AHEAD < n)
-                _m_prefetchw(g->h[i] + 2 * (j + 32 * STORE_AHEAD));
+            prefetch_h(g, i, j, 32, 2);
             __m512i row = _mm512_maskz_permutexvar_epi16(m[i][0], idx[i], v[0]);
             for (int u = 1; u < s; ++u)
                 row = _mm512_mask_permutexvar_epi16(row, m[i][u], idx[i], v[u]);
             _mm512_mask_storeu_epi16(g->h[i] + 2 * j, sm, row);
             acc[i] = squares32(row, acc[i], bf); /* lanes past n hold 0 */
         }
-        if (++blk == CHUNK_BLOCKS || j + 32 >= n) {
-            for (int i = 0; i < g->k; ++i) {
-                g->tot[i] += _mm512_reduce_add_ps(acc[i]);
-                acc[i] = _mm512_setzero_ps();
-            }
-            blk = 0;
-        }
+        chunk_sums(g, acc, &blk, j + 32 >= n);
     }
 }
 
@@ -167,33 +198,15 @@ static void pass1_f32(narrow *g, int64_t b0)
     const int64_t s = g->s, n = g->n;
     const float *x = (const float *)g->x, *r = (const float *)g->r;
     __m512i idx[MAX_S];
-    __mmask16 m[MAX_S][MAX_S];
-    memset(m, 0, sizeof m);
-    for (int i = 0; i < g->k; ++i) {
-        _Alignas(64) int32_t lane[16];
-        for (int q = 0; q < 16; ++q) {
-            const int64_t p = b0 + i + s * q;
-            lane[q] = (int32_t)(p & 15);
-            m[i][p >> 4] |= (__mmask16)(1u << q);
-        }
-        idx[i] = _mm512_load_si512(lane);
-    }
+    uint32_t m[MAX_S][MAX_S];
+    gather_plan(g, b0, 16, idx, m);
     vec16 acc[MAX_S];
-    for (int i = 0; i < g->k; ++i) {
+    for (int i = 0; i < g->k; ++i)
         acc[i] = _mm512_setzero_ps();
-        g->tot[i] = 0;
-    }
     int blk = 0;
     for (int64_t j = 0; j < n; j += 16) {
         const int64_t base = j * s, left = g->valid - base;
-        for (int u = 0; u < s; ++u)
-            if (4 * (base + 16 * u) + LOAD_AHEAD < 4 * g->valid) {
-                _mm_prefetch((const char *)(x + base + 16 * u) + LOAD_AHEAD,
-                             _MM_HINT_T1);
-                if (r)
-                    _mm_prefetch((const char *)(r + base + 16 * u) + LOAD_AHEAD,
-                                 _MM_HINT_T1);
-            }
+        prefetch_span(g, base, 16, 4);
         __m512 v[MAX_S];
         for (int u = 0; u < s; ++u) {
             const __mmask16 lm =
@@ -206,21 +219,16 @@ static void pass1_f32(narrow *g, int64_t b0)
         const __mmask16 sm =
             n - j >= 16 ? 0xffffu : (__mmask16)((1u << (n - j)) - 1);
         for (int i = 0; i < g->k; ++i) {
-            if (j + 16 * STORE_AHEAD < n)
-                _m_prefetchw(g->h[i] + 4 * (j + 16 * STORE_AHEAD));
-            __m512 row = _mm512_maskz_permutexvar_ps(m[i][0], idx[i], v[0]);
+            prefetch_h(g, i, j, 16, 4);
+            __m512 row =
+                _mm512_maskz_permutexvar_ps((__mmask16)m[i][0], idx[i], v[0]);
             for (int u = 1; u < s; ++u)
-                row = _mm512_mask_permutexvar_ps(row, m[i][u], idx[i], v[u]);
+                row = _mm512_mask_permutexvar_ps(row, (__mmask16)m[i][u],
+                                                 idx[i], v[u]);
             _mm512_mask_storeu_ps(g->h[i] + 4 * j, sm, row);
             acc[i] = _mm512_fmadd_ps(row, row, acc[i]);
         }
-        if (++blk == CHUNK_BLOCKS || j + 16 >= n) {
-            for (int i = 0; i < g->k; ++i) {
-                g->tot[i] += _mm512_reduce_add_ps(acc[i]);
-                acc[i] = _mm512_setzero_ps();
-            }
-            blk = 0;
-        }
+        chunk_sums(g, acc, &blk, j + 16 >= n);
     }
 }
 
@@ -308,6 +316,7 @@ void rowops_cpu_colmajor_narrow(const rowops_call *c, int64_t row_begin,
     g.n = c->x.sizes[1];
     g.valid = (g.n - 1) * g.s + c->x.sizes[0];
     g.k = (int)(row_end - row_begin);
+    memset(g.tot, 0, sizeof g.tot);
     /* h goes to residual_out (fused) or is staged in out itself */
     const rowops_tensor *ht = fused ? &c->residual_out : &c->out;
     for (int i = 0; i < g.k; ++i)

@@ -187,35 +187,54 @@ static void model_path_refuses(const opcost_path *p)
     C_EXPECT(!p->applies(&c), "%s: no row at rms_norm_rows", p->name);
 }
 
+/* The kernel path prepared with variant v on small_case at layout and B
+ * (workload in w, the run in r); the prepare's code. -1 also when the
+ * workload could not be made (r.priv then NULL). */
+static int prepare_kernel(const opcost_variant *v, opcost_layout layout,
+                          int64_t B, opcost_workload *w, opcost_path_run *r,
+                          char *err, size_t len)
+{
+    opcost_case c = small_case;
+    c.layout = layout;
+    c.B = B;
+    memset(r, 0, sizeof *r);
+    if (opcost_workload_make(w, &c, 1 << 20, 0, 1, err, len)) {
+        C_EXPECT(0, "workload: %s", err);
+        return -1;
+    }
+    r->path = opcost_path_find("kernel");
+    r->variant = v;
+    r->w = w;
+    return r->path->prepare(r, err, len);
+}
+
+static void release_kernel(opcost_workload *w, opcost_path_run *r)
+{
+    if (r->priv)
+        r->path->release(r);
+    if (r->w)
+        opcost_workload_free(w);
+}
+
 /* The kernel path at a transposed point times contiguous copies: its
  * dispatch_path says so (the console labels the row "(copies)"); at a
  * contiguous point it is the kernel's name alone. */
 static void kernel_names_its_copies(void)
 {
-    const opcost_path *kernel = opcost_path_find("kernel");
     for (int l = 0; l < 2; ++l) {
-        opcost_case c = small_case;
-        c.layout = l ? OPCOST_TRANSPOSED : OPCOST_CONTIGUOUS;
         opcost_workload w;
-        char err[512];
-        if (opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err)) {
-            C_EXPECT(0, "workload: %s", err);
-            return;
-        }
         opcost_path_run r;
-        memset(&r, 0, sizeof r);
-        r.path = kernel;
-        r.variant = &opcost_variant_auto;
-        r.w = &w;
-        C_EXPECT(kernel->prepare(&r, err, sizeof err) == 0, "kernel: %s", err);
+        char err[512];
+        const int rc = prepare_kernel(&opcost_variant_auto,
+                                      l ? OPCOST_TRANSPOSED : OPCOST_CONTIGUOUS,
+                                      small_case.B, &w, &r, err, sizeof err);
+        C_EXPECT(rc == 0, "kernel: %s", err);
         const char *tail = strstr(r.dispatch_path, OPCOST_KERNEL_ON_COPIES);
         C_EXPECT(l ? tail && !tail[strlen(OPCOST_KERNEL_ON_COPIES)]
                    : !tail && r.dispatch_path[0],
                  "kernel at a %s point: dispatch_path '%s'",
                  l ? "transposed" : "contiguous", r.dispatch_path);
-        if (r.priv)
-            kernel->release(&r);
-        opcost_workload_free(&w);
+        release_kernel(&w, &r);
     }
 }
 
@@ -224,7 +243,6 @@ static void kernel_names_its_copies(void)
  * short-column kernel refused where the columns are too far apart. */
 static void kernel_takes_columns_as_they_lie(void)
 {
-    const opcost_path *kernel = opcost_path_find("kernel");
     static const char *const names[] = {"cpu_colmajor_avx2",
                                         "cpu_colmajor_narrow"};
     static const int64_t rows[] = {4, 20};
@@ -237,36 +255,26 @@ static void kernel_takes_columns_as_they_lie(void)
                        names[v]);
                 continue;
             }
-            opcost_case c = small_case;
-            c.layout = OPCOST_TRANSPOSED;
-            c.B = rows[b];
             opcost_workload w;
-            char err[512];
-            if (opcost_workload_make(&w, &c, 1 << 20, 0, 1, err, sizeof err)) {
-                C_EXPECT(0, "workload: %s", err);
-                return;
-            }
             opcost_path_run r;
-            memset(&r, 0, sizeof r);
-            r.path = kernel;
-            r.variant = opcost_variant_find(names[v]);
-            r.w = &w;
-            const int rc = kernel->prepare(&r, err, sizeof err);
+            char err[512];
+            const int rc =
+                prepare_kernel(opcost_variant_find(names[v]), OPCOST_TRANSPOSED,
+                               rows[b], &w, &r, err, sizeof err);
             if (v == 1 && b == 1) { /* columns 20 apart */
                 C_EXPECT(rc == 1 && strstr(err, "beyond its 16"),
                          "%s at B = 20: rc %d, '%s'", names[v], rc, err);
             } else {
                 C_EXPECT(rc == 0, "%s at B = %lld: %s", names[v],
-                         (long long)c.B, err);
+                         (long long)rows[b], err);
                 C_EXPECT(rc || !strcmp(r.dispatch_path, names[v]),
                          "%s: dispatch_path '%s'", names[v], r.dispatch_path);
-                C_EXPECT(rc || (!kernel->run(&r, 0, err, sizeof err) &&
-                                !kernel->verify(&r, 0, err, sizeof err)),
-                         "%s at B = %lld: %s", names[v], (long long)c.B, err);
+                C_EXPECT(rc || (!r.path->run(&r, 0, err, sizeof err) &&
+                                !r.path->verify(&r, 0, err, sizeof err)),
+                         "%s at B = %lld: %s", names[v], (long long)rows[b],
+                         err);
             }
-            if (r.priv)
-                kernel->release(&r);
-            opcost_workload_free(&w);
+            release_kernel(&w, &r);
         }
 }
 

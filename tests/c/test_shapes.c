@@ -240,7 +240,8 @@ static void test_committed(const char *src)
         files++;
     }
     closedir(d);
-    C_CHECK(files == 14); /* 6 models x 2 traces + edges + bandwidth */
+    /* 6 models x 2 traces + edges + bandwidth + transposed-decode */
+    C_CHECK(files == 15);
 }
 
 /* edges.csv follows the one-pass limit of kernels/rowops.h: N at the limit

@@ -32,8 +32,6 @@ def colmajor(dtype, column_stride):
         return "cpu_colmajor_narrow"
     return "cpu_colmajor_avx2"
 
-
-COLMAJOR = colmajor(torch.float32, 4)
 LIMIT = {torch.float32: 32768, torch.float16: 65536, torch.bfloat16: 65536}
 
 
@@ -131,7 +129,8 @@ def _boundary_cases():
                   "cpu_strided", "float64 has no fast kernel"))
     s = Sample("rms_norm_rows transposed", "rms_norm_rows",
                values(64, 4).t())
-    cases.append(("rms_norm_rows transposed", s, COLMAJOR, COLMAJOR_WHY))
+    cases.append(("rms_norm_rows transposed", s, colmajor(torch.float32, 4),
+                  COLMAJOR_WHY))
     cases.append(("residual transposed",
                   fused(x, residual=values(64, 4).t()), "cpu_strided",
                   "residual has last-dimension stride 4"))
@@ -191,30 +190,24 @@ def test_missing_cpu_feature_uses_portable_kernel(mask, name, poisoned_outputs):
 
 
 @pytest.mark.skipif(not HAS_FAST_CPU, reason="no AVX2+FMA+F16C here")
-def test_missing_cpu_feature_transposed_uses_strided(poisoned_outputs):
-    sample = fused(values(64, 4).t(), residual=values(64, 4).t())
-    assert rowops.explain_dispatch(sample.op, *sample.args).impl == COLMAJOR
-    previous = ops._force_cpu_features(AVX2 | FMA)
-    try:
-        result, ran = run(sample)
-        assert ran == "cpu_strided"
-        assert_matches_formula(sample, result)
-    finally:
-        ops._force_cpu_features(previous)
-
-
-@pytest.mark.skipif(not HAS_FAST_CPU, reason="no AVX2+FMA+F16C here")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_avx2_only_host_transposed_uses_the_wide_tile_kernel(
-        poisoned_outputs, dtype):
-    """An AVX2-only host (AVX-512 masked off) never gets the short-column
-    kernel: its short transposed calls run the AVX2 wide-tile kernel."""
+@pytest.mark.parametrize("features, want", [
+    (AVX2 | FMA, "cpu_strided"),
+    (AVX2 | FMA | F16C, "cpu_colmajor_avx2"),
+], ids=["no F16C", "AVX2 only"])
+def test_transposed_on_fewer_cpu_features(poisoned_outputs, dtype, features,
+                                          want):
+    """CPU features masked off: without F16C a short transposed call runs
+    strided; an AVX2-only host (AVX-512 masked off) never gets the
+    short-column kernel, only the AVX2 wide-tile one."""
     sample = fused(values(64, 4, dtype=dtype).t(),
                    residual=values(64, 4, dtype=dtype).t())
-    previous = ops._force_cpu_features(AVX2 | FMA | F16C)
+    assert (rowops.explain_dispatch(sample.op, *sample.args).impl
+            == colmajor(dtype, 4))
+    previous = ops._force_cpu_features(features)
     try:
         result, ran = run(sample)
-        assert ran == "cpu_colmajor_avx2"
+        assert ran == want
         assert_matches_formula(sample, result)
     finally:
         ops._force_cpu_features(previous)
