@@ -1,6 +1,7 @@
 #include "report.h"
 #include "paired.h"
 #include "path.h"
+#include "report_estimate.h"
 #include "report_model.h"
 #include "rowops_bridge.h"
 #include "stats.h"
@@ -203,17 +204,6 @@ static int is_member(const opcost_result *r, const opcost_result *p,
            strlen(r->path) == n && !strncmp(r->path, name, n) &&
            !strcmp(r->variant, slash ? slash + 1 : "auto") &&
            r->status == OPCOST_STATUS_OK;
-}
-
-opcost_paired opcost_report_row_estimate(const opcost_result *x)
-{
-    if (!isfinite(x->ratio) || !isfinite(x->ratio_ci95_rel))
-        return (opcost_paired){0};
-    /* the row's 95 % half-width, as a normal interval's */
-    return (opcost_paired){.n = (size_t)x->rounds,
-                           .ratio = x->ratio,
-                           .se = log1p(x->ratio_ci95_rel) / 1.96,
-                           .df = 1e6};
 }
 
 /* A path's paired expected cost over its baseline's in a group: R = sum

@@ -30,10 +30,6 @@ void opcost_report_progress(FILE *f, size_t done, size_t total,
  * run-to-run noise (when points were measured again). */
 void opcost_report_settled(FILE *f, const opcost_run_settled *s);
 
-/* A row's paired ratio as an estimate for combining rows (its 95 %
- * half-width read back as a normal interval's); n = 0 when it has none. */
-opcost_paired opcost_report_row_estimate(const opcost_result *x);
-
 /* Per distribution and (op, dtype, layout): each path's expected cost per
  * call (shapes weighted by freq), per token, and its speedup against
  * reference and native; then the rows that were not timed. */

@@ -4,7 +4,7 @@
 #include "report_model.h"
 #include "paired.h"
 #include "registry.h"
-#include "report.h"
+#include "report_estimate.h"
 
 #include <math.h>
 #include <stdlib.h>
