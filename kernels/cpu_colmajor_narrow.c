@@ -27,11 +27,13 @@
 
 #define MAX_S ROWOPS_COLMAJOR_NARROW_MAX
 #define CHUNK_BLOCKS 16
-/* h's destination lines are prefetched for writing this many blocks
- * ahead: k rows are k store streams, beyond what the hardware follows. */
+/* The span is prefetched this many bytes ahead (cold, one thread, B = 10
+ * bfloat16: 1.9x the contiguous call's time without, 1.1x with). */
 #ifndef LOAD_AHEAD
 #define LOAD_AHEAD 4096
 #endif
+/* h's destination lines are prefetched for writing this many blocks
+ * ahead: k rows are k store streams, beyond what the hardware follows. */
 #ifndef STORE_AHEAD
 #define STORE_AHEAD 4
 #endif
@@ -47,8 +49,7 @@ typedef struct narrow {
 } narrow;
 
 /* h of 32 16-bit elements: x + r rounded to the dtype (x alone when r is
- * not given), packed back in x's order; lo/hi: its floats in the width
- * layer's order (cpu_vec16.h). */
+ * not given), packed back in x's order. */
 ALWAYS_INLINE __m512i h32(__m512i x, const __m512i *r, int bf)
 {
     if (!r)
@@ -335,8 +336,7 @@ void rowops_cpu_colmajor_narrow(const rowops_call *c, int64_t row_begin,
     const rowops_tensor *rt = &c->rstd;
     for (int i = 0; i < g.k; ++i) {
         const int64_t row = row_begin + i;
-        const float rstd =
-            1.0f / sqrtf((float)g.tot[i] / (float)g.n + (float)c->eps);
+        const float rstd = colmajor_rstd((float)g.tot[i], g.n, (float)c->eps);
         ((float *)rt->data)[rowops_index_offset(rt->sizes, rt->strides,
                                                 rt->rank, row)] = rstd;
         pass2(g.h[i], w, w_f32, rowops_tensor_row_ptr(&c->out, row), g.n, rstd,

@@ -216,14 +216,20 @@ ALWAYS_INLINE void row_out_16(const uint16_t *h, const void *w, int w_f32,
         out[j] = out1_16(h, w, w_f32, j, rstd, bf);
 }
 
-/* One row's pass 2 in the dtype dt: rstd from its sum of squares (the
- * contract's float formula), stored at rstd_at, then out = h * rstd (* w)
- * (w NULL for rms_norm_rows; h may be out itself). */
+/* A row's rstd from its sum of squares: the contract's float formula. */
+static inline float colmajor_rstd(float sum, int64_t n, float eps)
+{
+    return 1.0f / sqrtf(sum / (float)n + eps);
+}
+
+/* One row's pass 2 in the dtype dt: rstd from its sum of squares, stored
+ * at rstd_at, then out = h * rstd (* w) (w NULL for rms_norm_rows; h may
+ * be out itself). */
 ALWAYS_INLINE void colmajor_row_out(const void *h, const void *w, int w_f32,
                                     void *out, int64_t n, float sum, float eps,
                                     float *rstd_at, int dt, int nt, int w_nan)
 {
-    const float rstd = 1.0f / sqrtf(sum / (float)n + eps);
+    const float rstd = colmajor_rstd(sum, n, eps);
     *rstd_at = rstd;
     if (dt == ROWOPS_F32)
         row_out_f32((const float *)h, w, (float *)out, n, rstd, nt);
