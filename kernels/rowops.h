@@ -170,8 +170,8 @@ void rowops_cpu_fast_avx512_nt(const rowops_call *call, int64_t row_begin,
 void rowops_cpu_colmajor_avx2(const rowops_call *call, int64_t row_begin,
                               int64_t row_end);
 /* Column-major rows with a short column (S <= ROWOPS_COLMAJOR_NARROW_MAX,
- * AVX-512 F+BW): the span read as it lies, each row gathered by permutes
- * into an L2 scratch, then the row kernel on it
+ * AVX-512 F+BW): the span read as it lies, h formed there, each row of h
+ * gathered by permutes and written row-major, then scaled from cache
  * (kernels/cpu_colmajor_narrow.c). */
 void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
                                 int64_t row_end);
