@@ -120,6 +120,9 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_model_paths
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/model_paths.sh $<TARGET_FILE:opcost>
       ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+  # alone under ctest -j: it builds AOTInductor packages (a C++ compile
+  # on every core) beside tests that time what they run
+  set_tests_properties(opcost_model_paths PROPERTIES RUN_SERIAL TRUE)
   add_test(NAME opcost_cli_help
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_help.sh $<TARGET_FILE:opcost>
       ${CMAKE_SOURCE_DIR})

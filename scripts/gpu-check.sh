@@ -24,7 +24,11 @@
 #              B = 64 and 1024, bfloat16: shipped, rowops, torch eager;
 #              shipped and rowops compiled), their table: per path median,
 #              ratio to the stack as shipped, rounds, graph breaks, rowops
-#              calls, copies around them; last, in what the budget leaves
+#              calls, copies around them; in what the budget leaves
+#   aoti       the AOTInductor model paths on CUDA (model-shipped-aoti,
+#              model-rowops-aoti) on tiny-llama (tests/data/tiny-llama-
+#              test.csv: a package builds in seconds, not minutes), their
+#              table as model's; last
 # The whole run is held to GPU_CHECK_BUDGET seconds (default 450): each
 # section gets what is left, at most its own limit. GPU_CHECK_SECTIONS
 # picks some ("build resources" needs no device). Exit status: 0 if every
@@ -265,8 +269,35 @@ EOF
     echo "model.csv, model_table.txt" > "$out/model.note"
 }
 
+section_aoti() {
+    [[ -x $build/opcost ]] || {
+        echo "no $build/opcost" | tee "$out/aoti.note"
+        return 1
+    }
+    cd "$root" || return 1
+    "$build/opcost" run --device cuda --shapes tests/data/tiny-llama-test.csv \
+        --paths model-shipped-compiled,model-shipped-aoti,model-rowops-aoti \
+        --model-budget-s 2 --replicates 0 --out "$out/aoti.csv" || return 1
+    "$py" - "$out/aoti.csv" << 'EOF' | tee "$out/aoti_table.txt"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["dtype"] != "bfloat16":
+        continue
+    if r["status"] != "ok":
+        print(f"aoti: {r['B']:>5} {r['path']:<24} {r['status']}: {r['note'][:90]}")
+        continue
+    ratio = (f"{float(r['ratio']):.3f} +-{100 * float(r['ratio_ci95_rel']):.1f}%"
+             if r["ratio"] else "baseline")
+    print(f"aoti: {r['B']:>5} {r['path']:<24} {float(r['median_us']):10.1f} us "
+          f"{ratio:>18} breaks {r['graph_breaks'] or '-'} "
+          f"op_calls {r['op_calls'] or '-'} copies {r['copies_around'] or '-'} "
+          f"| {r['note'][-70:]}")
+EOF
+    echo "aoti.csv, aoti_table.txt" > "$out/aoti.note"
+}
+
 # ---- the run ----
-wanted=${GPU_CHECK_SECTIONS:-device build resources tests kernels bench model}
+wanted=${GPU_CHECK_SECTIONS:-device build resources tests kernels bench model aoti}
 need_device=0
 for w in $wanted; do
     [[ $w == build || $w == resources ]] || need_device=1
@@ -288,10 +319,11 @@ SECTIONS=(
     "kernels 100"
     "bench 110"
     "model 150"
+    "aoti 90"
 )
 export out root py build
 export -f allowance section_device section_build section_resources \
-    section_tests section_kernels section_bench section_model
+    section_tests section_kernels section_bench section_model section_aoti
 for s in "${SECTIONS[@]}"; do
     [[ " $wanted " == *" ${s%% *} "* ]] || continue
     # shellcheck disable=SC2086  # "name limit"

@@ -7,6 +7,7 @@
 #include "report_estimate.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,6 +149,24 @@ static void mode_line(FILE *f, const opcost_result *rows, size_t n, size_t g,
     fprintf(f, "\n");
 }
 
+/* Whether the group has a timed row of a model path in mode (the aoti
+ * paths run only when named: their line only then). */
+static int mode_timed(const opcost_result *rows, size_t n, size_t g,
+                      const char *mode)
+{
+    char suffix[48];
+    snprintf(suffix, sizeof suffix, "-%s", mode);
+    const size_t k = strlen(suffix);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t l = strlen(rows[i].path);
+        if (same_model_group(&rows[g], &rows[i]) &&
+            rows[i].status == OPCOST_STATUS_OK && l > k &&
+            !strcmp(rows[i].path + l - k, suffix))
+            return 1;
+    }
+    return 0;
+}
+
 /* Compiled rowops against compiled decomposed at every timed B: the
  * opaque op must not lose to Inductor's own fusion. */
 static void per_b_lines(FILE *f, const opcost_result *rows, size_t n, size_t g)
@@ -210,6 +229,8 @@ void opcost_report_models(FILE *f, const opcost_result *rows, size_t n)
                 "rowops/torch", "decomp./shipped", "rowops/decomp.");
         mode_line(f, rows, n, g, "eager");
         mode_line(f, rows, n, g, "compiled");
+        if (mode_timed(rows, n, g, "aoti"))
+            mode_line(f, rows, n, g, "aoti");
         per_b_lines(f, rows, n, g);
     }
     free(done);

@@ -18,12 +18,18 @@ int opcost_model_verify(opcost_path_run *r, int set, char *why, size_t len);
 void opcost_model_annotate(opcost_path_run *r, char *note, size_t len);
 void opcost_model_evidence(opcost_path_run *r, struct opcost_result *row);
 
-/* Defines a model path: one line per path file. */
+/* Defines a model path: one line per path file (_NAMED: run only when
+ * named, as the AOTInductor ones, which build a package per norm). */
 #define OPCOST_MODEL_PATH(ident, path_name, baseline, text)                    \
+    OPCOST_MODEL_PATH_AS(ident, path_name, baseline, text, 0)
+#define OPCOST_MODEL_PATH_NAMED(ident, path_name, baseline, text)              \
+    OPCOST_MODEL_PATH_AS(ident, path_name, baseline, text, 1)
+#define OPCOST_MODEL_PATH_AS(ident, path_name, baseline, text, named)          \
     const opcost_path ident = {                                                \
         .name = path_name,                                                     \
         .description = text,                                                   \
         .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,                             \
+        .named_only = named,                                                   \
         .takes_variants = 0,                                                   \
         .needs_torch = 1,                                                      \
         .model = 1,                                                            \

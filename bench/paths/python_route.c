@@ -84,9 +84,17 @@ opcost_pyobj *opcost_python_last(const opcost_path_run *r, int set)
 }
 
 /* A compiled path: compiled-python* and model-*-compiled. */
+/* An AOTInductor model path (model-<norm>-aoti): its "compile" is the
+ * package's build. */
+static int is_aoti(const opcost_path *p)
+{
+    return strstr(p->name, "-aoti") != NULL;
+}
+
 static int is_compiled(const opcost_path *p)
 {
-    return !strncmp(p->name, "compiled", 8) || strstr(p->name, "-compiled");
+    return !strncmp(p->name, "compiled", 8) || strstr(p->name, "-compiled") ||
+           is_aoti(p);
 }
 
 int opcost_python_prepare(opcost_path_run *r, char *why, size_t len)
@@ -234,10 +242,19 @@ void opcost_python_annotate(opcost_path_run *r, char *note, size_t len)
     Py_XDECREF(n);
     PyErr_Clear();
     const size_t used = strlen(note);
-    snprintf(note + used, len - used, "%s%s", used ? "; " : "",
-             s->compiled_first ? "compiled at this point (dynamic shapes)"
-                               : "graph reused from an earlier point "
-                                 "(dynamic shapes)");
+    const char *what =
+        is_aoti(r->path)
+            ? (!s->compiled_first ? "AOTInductor package reused from an "
+                                    "earlier point (tokens dynamic)"
+               : isnan(s->compile_ms)
+                   ? "AOTInductor package loaded from the cache "
+                     "(tokens dynamic)"
+                   : "AOTInductor package built at this point (tokens "
+                     "dynamic)")
+        : s->compiled_first ? "compiled at this point (dynamic shapes)"
+                            : "graph reused from an earlier point "
+                              "(dynamic shapes)";
+    snprintf(note + used, len - used, "%s%s", used ? "; " : "", what);
     if (recompiles > 0) {
         const size_t u = strlen(note);
         snprintf(note + u, len - u,

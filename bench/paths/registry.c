@@ -24,6 +24,9 @@
     X(opcost_path_model_rowops_compiled)                                       \
     X(opcost_path_model_torch_compiled)                                        \
     X(opcost_path_model_decomposed_compiled)                                   \
+    X(opcost_path_model_shipped_aoti)                                          \
+    X(opcost_path_model_rowops_aoti)                                           \
+    X(opcost_path_model_torch_aoti)                                            \
     X(opcost_path_cuda_graph)                                                  \
     X(opcost_path_add_kernel)                                                  \
     X(opcost_path_torch_add_cpp)                                               \

@@ -17,7 +17,11 @@ Norms (the `model-<norm>-<mode>` paths):
   decomposed  the rowops stack compiled with the rowops ops decomposed
               (rowops.boundary): Inductor fuses their aten references.
 Each eager and under torch.compile (fullgraph, dynamic shapes, one graph
-per norm and dtype for every B). Every path is verified against the
+per norm and dtype for every B); shipped, rowops and torch also as an
+AOTInductor package (mode aoti: torch.export with the tokens dynamic,
+aoti_compile_and_package without the weights, which the package takes
+from the stack at load; the rowops ops called through AOTInductor's proxy
+executor, as a deployment runs them). Every path is verified against the
 layers as shipped in float64 (the same weights, upcast) before timing."""
 
 import contextlib
@@ -34,7 +38,7 @@ from rowops import _ops as _api
 
 LAYERS = 2  # one layer's MLP residual add meets the next one's input norm
 NORMS = ("shipped", "rowops", "torch", "decomposed")
-MODES = ("eager", "compiled")
+MODES = ("eager", "compiled", "aoti")
 # Verification: the relative RMS error of the stack's output against the
 # float64 stack of the same weights. bfloat16 keeps 8 bits: two layers of
 # matmuls over 4096-14336 terms, each rounded, reach about 1e-2 as
@@ -303,24 +307,98 @@ def code_evidence(codes):
             a = _ALIAS.match(line)
             if a and (a.group(2) or a.group(3)) in outputs:
                 outputs.add(a.group(1))  # views of an output, after it
-        touched = inputs | outputs
+        kernels = []
         for line in lines:
             k = _KERNEL_CALL.match(line)
-            if not k:
-                continue
-            name = k.group(2).split(".")[-1]
-            names = set(_NAME.findall(k.group(3))) | {k.group(1)}
-            if touched and names & touched:
-                boundary.append(name)
-                copies += bool(_COPY.search(name))
-            elif not touched and _NORM_KERNEL.search(name):
-                boundary.append(name)
+            if k:
+                kernels.append((k.group(2).split(".")[-1], set(
+                    _NAME.findall(k.group(3))) | {k.group(1)}))
+        copies += _next_to(kernels, inputs | outputs, boundary)
+    return op_calls, copies, _names_once(boundary)
+
+
+def _next_to(kernels, touched, boundary):
+    """Of kernels ((name, the buffers it names) in code order), those that
+    read or write a rowops call's tensors (touched) join boundary, or
+    without rowops calls those that compute a norm; returns how many of
+    the first kind only copy or cast."""
+    copies = 0
+    for name, names in kernels:
+        if touched and names & touched:
+            boundary.append(name)
+            copies += bool(_COPY.search(name))
+        elif not touched and _NORM_KERNEL.search(name):
+            boundary.append(name)
+    return copies
+
+
+def _names_once(boundary):
     seen, names = set(), []
     for k in map(_strip, boundary):
         if k not in seen:
             seen.add(k)
             names.append(k)
-    return op_calls, copies, " ".join(names)
+    return " ".join(names)
+
+
+# AOTInductor's C++ wrapper (mode aoti): a rowops call goes through the
+# proxy executor (its extern node's index; the node's outputs in the
+# package's wrapper.json), generated kernels are called by name, aten
+# fallbacks as aoti_torch_<device>_<op>, and a view of a buffer is a new
+# name over reinterpret_tensor_wrapper.
+_CPP_OP_CALL = re.compile(
+    r"aoti_torch_proxy_executor_call_function\(proxy_executor, (\d+), "
+    r".*\{(.*)\}\.data\(\)\)\);")
+_CPP_KERNEL_CALL = re.compile(
+    r"^\s*(?:AOTI_TORCH_ERROR_CODE_CHECK\()?(cpp_fused_\w+|triton_\w+|"
+    r"aoti_torch_(?:cpu|cuda)_\w+)\((.*)\);\s*$")
+_CPP_ALIAS = re.compile(
+    r"^\s*auto (buf\d+) = .*reinterpret_tensor_wrapper\((buf\d+),")
+
+
+def cpp_wrapper_evidence(code, nodes):
+    """code_evidence for an AOTInductor package: from its C++ wrapper and
+    its extern nodes (wrapper.json's "nodes": target and outputs), the
+    rowops calls, the copies or casts next to them and the fusion
+    boundary, as code_evidence counts them."""
+    op_calls, boundary = 0, []
+    lines = code.splitlines()
+    inputs, outputs = set(), set()
+    for line in lines:
+        m = _CPP_OP_CALL.search(line)
+        if m:
+            node = nodes[int(m.group(1))]
+            if not node["node"]["target"].startswith("rowops::"):
+                continue
+            op_calls += 1
+            outs = {o["as_tensor"]["name"] for o in node["node"]["outputs"]}
+            outputs |= outs
+            inputs |= set(_NAME.findall(m.group(2))) - outs
+            continue
+        a = _CPP_ALIAS.match(line)
+        if a and a.group(2) in outputs:
+            outputs.add(a.group(1))
+    kernels = []
+    for line in lines:
+        k = _CPP_KERNEL_CALL.match(line)
+        if k:
+            kernels.append((re.sub(r"^aoti_torch_(?:cpu|cuda)_", "",
+                                   k.group(1)), set(_NAME.findall(k.group(2)))))
+    copies = _next_to(kernels, inputs | outputs, boundary)
+    return op_calls, copies, _names_once(boundary)
+
+
+def package_evidence(path):
+    """cpp_wrapper_evidence of the AOTInductor package at path."""
+    import json
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        cpp = [n for n in names if n.endswith(".wrapper.cpp")]
+        js = [n for n in names if n.endswith(".wrapper.json")]
+        code = z.read(cpp[0]).decode() if cpp else ""
+        nodes = json.loads(z.read(js[0]))["nodes"] if js else []
+    return cpp_wrapper_evidence(code, nodes)
 
 
 class _Captured:
@@ -384,14 +462,29 @@ def _own_code(fn):
                               fn.__name__, fn.__defaults__, fn.__closure__)
 
 
+class _Aoti:
+    """An AOTInductor runner as the stack's fn; its build time is reported
+    by the first point that uses it."""
+
+    def __init__(self, runner, build_ms, path):
+        self.runner, self.build_ms, self.path = runner, build_ms, path
+        self.reported = False
+
+    def __call__(self, h, cos, sin):
+        return self.runner(h, cos, sin)
+
+
 def _callable(key, stack, norm, mode):
     """(fn, backend or None, marker or None), one per (stack, norm, mode):
-    compiled ones compile once for every B (dynamic shapes)."""
+    compiled ones compile once for every B (dynamic shapes), aoti ones
+    build one package for every B."""
     if key in _CALLABLES:
         return _CALLABLES[key]
     if mode == "eager":
         marker = _Marker()
         entry = (stack_fn(stack, norm, marker), None, marker)
+    elif mode == "aoti":
+        entry = (_Aoti(*aoti_stack(stack, norm)), None, None)
     else:
         from opcost_bench import _Inductor
         backend = _Captured(_Inductor(decompose=norm == "decomposed"))
@@ -400,6 +493,84 @@ def _callable(key, stack, norm, mode):
         entry = (fn, backend, None)
     _CALLABLES[key] = entry
     return entry
+
+
+class _StackModule(torch.nn.Module):
+    """A stack's forward with one norm as a module whose parameters are
+    the stack's layers' (their names are the package's constants)."""
+
+    def __init__(self, stack, norm):
+        super().__init__()
+        self.layers = stack.layers
+        self._forward = stack_fn(stack, norm)
+
+    def forward(self, h, cos, sin):
+        return self._forward(h, cos, sin)
+
+
+def _aoti_path(stack, norm):
+    """The stack's package in $OPCOST_CACHE/aoti (~/.cache/opcost/aoti),
+    named after what its code depends on: this file and rowops' Python
+    ops (traced into the graph), the config, dtype, device, torch and
+    transformers (not the weights: the package has none)."""
+    import hashlib
+    import json
+
+    import transformers
+    from rowops import _ops
+    h = hashlib.sha256()
+    for f in (__file__, _ops.__file__):
+        with open(f, "rb") as src:
+            h.update(src.read())
+    h.update(json.dumps(stack.config.to_dict(), sort_keys=True,
+                        default=str).encode())
+    h.update(f"{torch.__version__} {transformers.__version__}".encode())
+    cache = os.environ.get("OPCOST_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "opcost")
+    dtype = str(stack.dtype).replace("torch.", "")
+    return os.path.join(cache, "aoti", f"model-{norm}-{dtype}-"
+                        f"{stack.device.type}-{h.hexdigest()[:16]}.pt2")
+
+
+def aoti_stack(stack, norm):
+    """(runner, build_ms, path): the stack with norm as an AOTInductor
+    package, dynamic in the tokens, built once (build_ms NaN when it came
+    from the cache) without its weights; the runner takes the stack's own
+    tensors as its constants (no copy)."""
+    path = _aoti_path(stack, norm)
+    module = _StackModule(stack, norm)
+    build_ms = float("nan")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tokens = torch.export.Dim("tokens", min=1, max=1 << 17)
+        h = torch.zeros(1, 8, stack.config.hidden_size, dtype=stack.dtype,
+                        device=stack.device)
+        cos, sin = stack.rotary(8)
+        start = time.perf_counter()
+        ep = torch.export.export(module, (h, cos, sin),
+                                 dynamic_shapes=({1: tokens},) * 3)
+        tmp = f"{path[:-4]}.tmp{os.getpid()}.pt2"
+        with _quiet_stderr():
+            # as the compiled paths' Inductor (opcost_bench._Inductor):
+            # rounding as eager does, a profiler scope in each kernel
+            torch._inductor.aoti_compile_and_package(
+                ep, package_path=tmp, inductor_configs={
+                    "aot_inductor.package_constants_in_so": False,
+                    "emulate_precision_casts": True,
+                    "cpp.enable_kernel_profile": True})
+        os.replace(tmp, path)  # atomic: a concurrent run never sees half
+        build_ms = (time.perf_counter() - start) * 1e3
+    runner = torch._inductor.aoti_load_package(path)
+    named = dict(module.named_parameters())
+    named.update(module.named_buffers())
+    wanted = runner.get_constant_fqns()
+    missing = [f for f in wanted if f not in named]
+    if missing:
+        raise RuntimeError(f"the package {path} wants constants the stack "
+                           f"does not have: {missing[:3]}")
+    runner.load_constants({f: named[f] for f in wanted},
+                          check_full_update=True, user_managed=True)
+    return runner, build_ms, path
 
 
 def _reference64(stack, h):
@@ -452,9 +623,9 @@ class ModelRunner:
         _, norm, mode = path.split("-")
         if norm not in NORMS or mode not in MODES:
             raise ValueError(f"unknown model path {path!r}")
-        if norm == "decomposed" and mode == "eager":
-            raise ValueError("model-decomposed-eager: the decomposed "
-                             "boundary exists only under compile")
+        if norm == "decomposed" and mode != "compiled":
+            raise ValueError(f"model-decomposed-{mode}: the decomposed "
+                             "boundary exists only under torch.compile")
         from opcost_bench import wrap
         self.path, self.norm, self.mode = path, norm, mode
         self.dt = _DTYPES[dtype]
@@ -489,6 +660,12 @@ class ModelRunner:
             self.compiled_first = self._backend.compiles > before
             if self.compiled_first:
                 self.compile_ms = elapsed
+        elif mode == "aoti":
+            self.breaks = 0  # torch.export makes one graph or fails
+            if not self.fn.reported:  # the package's first point
+                self.fn.reported = True
+                self.compiled_first = True
+                self.compile_ms = self.fn.build_ms  # NaN: from the cache
         self._baseline = self._graphs()
         self.verified = None
 
@@ -518,7 +695,7 @@ class ModelRunner:
         """The norm's share of a call, from a profiled pass (not timed):
         eager, the time inside RecordFunction scopes around each norm
         (the shipped LlamaRMSNorm modules by forward hooks; the others'
-        norm calls, residual adds included); compiled, the time of the
+        norm calls, residual adds included); compiled and aoti, the time of the
         rowops calls and of the generated kernels that compute an rsqrt
         (which hold whatever Inductor fused with the norm). NaN on a GPU,
         where these CPU-side scopes do not time the kernels."""
@@ -547,7 +724,7 @@ class ModelRunner:
             us = e.cpu_time_total
             if e.name == _CALL_SCOPE:
                 total += us
-            elif e.name == _NORM_SCOPE or (self.mode == "compiled" and (
+            elif e.name == _NORM_SCOPE or (self.mode != "eager" and (
                     e.name in _ROWOPS_SCOPES or (
                         "cpp_fused" in e.name and
                         _NORM_KERNEL.search(e.name)))):
@@ -581,6 +758,11 @@ class ModelRunner:
             out["graph_breaks"] = self.breaks
             codes = self._backend.codes[-1:]
             calls, copies, boundary = code_evidence(codes)
+            out.update(op_calls=calls, copies_around=copies,
+                       fusion_boundary=boundary)
+        elif self.mode == "aoti":
+            out["graph_breaks"] = self.breaks
+            calls, copies, boundary = package_evidence(self.fn.path)
             out.update(op_calls=calls, copies_around=copies,
                        fusion_boundary=boundary)
         return out

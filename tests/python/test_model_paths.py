@@ -1,9 +1,10 @@
 """The bench's model paths (bench/python/opcost_model.py) on a tiny Llama
 config, no timing: each norm's stack is verified against the float64
 stack as shipped and a wrong one is caught; the compiled stacks have no
-graph break under fullgraph, the rowops stack's output code holds its
-four rowops calls and no copy or cast around them; the evidence reader
-counts a copy it is shown; the shape sets map to their models."""
+graph break under fullgraph, the rowops stack's output code (Inductor's
+Python wrapper, or the AOTInductor package's C++ one) holds its four
+rowops calls and no copy or cast around them; the evidence readers count
+a copy they are shown; the shape sets map to their models."""
 
 import sys
 from pathlib import Path
@@ -21,6 +22,9 @@ TINY = dict(hidden_size=64, intermediate_size=160, num_attention_heads=4,
 PATHS = ["model-shipped-eager", "model-rowops-eager", "model-torch-eager",
          "model-shipped-compiled", "model-rowops-compiled",
          "model-torch-compiled", "model-decomposed-compiled"]
+# AOTInductor packages (built once into $OPCOST_CACHE/aoti, named after
+# what their code depends on)
+AOTI = ["model-shipped-aoti", "model-rowops-aoti", "model-torch-aoti"]
 
 
 def runner(path, dtype, tokens, seed=0):
@@ -33,7 +37,7 @@ def runner(path, dtype, tokens, seed=0):
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("path", PATHS + AOTI)
 def test_verified_against_float64(path, dtype):
     r = runner(path, dtype, 5)
     out = r.fn(*r.args[0])
@@ -89,6 +93,42 @@ def test_compiled_evidence():
     assert "rsqrt" in ev["model-shipped-compiled"]["fusion_boundary"]
 
 
+def test_aoti_evidence():
+    """The packages' own code: the rowops stack calls its four ops
+    through the proxy executor with nothing copied or cast around them;
+    the stacks as shipped and with F.rms_norm have Inductor's norm kernels
+    and no rowops call."""
+    ev = {}
+    for path in AOTI:
+        r = runner(path, "bfloat16", 5)
+        ev[path] = r.evidence()
+        assert 0 < ev[path]["norm_share"] < 1
+        assert ev[path]["graph_breaks"] == 0
+        assert ev[path]["copies_around"] == 0
+        assert ev[path]["fusion_boundary"]
+    assert ev["model-rowops-aoti"]["op_calls"] == 4
+    assert "mm_out" in ev["model-rowops-aoti"]["fusion_boundary"].split()
+    for path in ("model-shipped-aoti", "model-torch-aoti"):
+        assert ev[path]["op_calls"] == 0
+        assert "rsqrt" in ev[path]["fusion_boundary"]
+    # the package takes the stack's own weights: a changed weight changes
+    # the package's output (nothing was copied into it)
+    r = runner("model-rowops-aoti", "float32", 5)
+    before = r.fn(*r.args[0]).clone()
+    w = r.stack.layers[1].mlp.down_proj.weight
+    saved = w.clone()
+    try:
+        w.mul_(2)
+        assert not torch.equal(r.fn(*r.args[0]), before)
+    finally:
+        w.copy_(saved)
+
+
+def test_no_decomposed_aoti():
+    with pytest.raises(ValueError, match="only under torch.compile"):
+        runner("model-decomposed-aoti", "bfloat16", 5)
+
+
 def test_no_graph_break():
     """Dynamo's own account of the compiled stacks (explain: traced
     without fullgraph, so a break would split the graph, not raise)."""
@@ -140,6 +180,34 @@ def test_code_evidence_counts_copies_around_the_op():
     calls, copies, boundary = om.code_evidence([CODE.replace(
         "cpp_fused__to_copy_5(buf7, buf8, s12)", "")])
     assert copies == 1
+
+
+CPP = """
+    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_mm_out(buf3, buf1, arg2_1));
+    cpp_fused_clone_4((const float*)(buf3.data_ptr()), (float*)(buf4.data_ptr()), s12);
+    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_proxy_executor_call_function(proxy_executor, 0, 0, std::array<int64_t, 0>{}.data(), 6, std::array<AtenTensorHandle, 6>{buf4, arg1_1, arg9_1, buf5, buf6, buf7}.data()));
+    auto buf8 = wrap_with_raii_handle_if_needed(reinterpret_tensor_wrapper(buf6, 3, int_array_2, int_array_3, 0L)); buf6.reset();  // reuse
+    cpp_fused__to_copy_5((const float*)(buf8.data_ptr()), (at::BFloat16*)(buf9.data_ptr()), s12);
+    AOTI_TORCH_ERROR_CODE_CHECK(aoti_torch_cpu_mm_out(buf10, buf9, arg3_1));
+    cpp_fused_silu_6((float*)(buf10.data_ptr()), s12);
+"""
+NODES = [{"node": {"target": "rowops::fused_add_rms_norm", "outputs": [
+    {"as_tensor": {"name": "buf5"}}, {"as_tensor": {"name": "buf6"}},
+    {"as_tensor": {"name": "buf7"}}]}}]
+
+
+def test_cpp_wrapper_evidence_counts_copies_around_the_op():
+    calls, copies, boundary = om.cpp_wrapper_evidence(CPP, NODES)
+    assert calls == 1
+    # the clone feeding it and the cast of its output (through a view)
+    assert copies == 2
+    assert boundary.split() == ["cpp_fused_clone", "cpp_fused__to_copy"]
+    calls, copies, _ = om.cpp_wrapper_evidence(CPP.replace(
+        "cpp_fused__to_copy_5", "cpp_fused_mul_5"), NODES)
+    assert copies == 1
+    # another extern node (not a rowops op) is not a rowops call
+    other = [{"node": dict(NODES[0]["node"], target="aten::foo")}]
+    assert om.cpp_wrapper_evidence(CPP, other) == (0, 0, "")
 
 
 def test_models_of_shape_sets():
