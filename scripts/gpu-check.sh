@@ -235,6 +235,27 @@ EOF
     echo "bench.csv, bench_table.txt" > "$out/bench.note"
 }
 
+# A model run's table (CSV, the line's tag): per bfloat16 row its median,
+# ratio to its pair, rounds, graph breaks, rowops calls and copies.
+model_table() {
+    "$py" - "$1" "$2" << 'EOF'
+import csv, sys
+tag = sys.argv[2]
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["dtype"] != "bfloat16":
+        continue
+    if r["status"] != "ok":
+        print(f"{tag}: {r['B']:>5} {r['path']:<24} {r['status']}: {r['note'][:90]}")
+        continue
+    ratio = (f"{float(r['ratio']):.3f} +-{100 * float(r['ratio_ci95_rel']):.1f}%"
+             if r["ratio"] else "baseline")
+    print(f"{tag}: {r['B']:>5} {r['path']:<24} {float(r['median_us']):10.1f} us "
+          f"{ratio:>18} rounds {r['rounds'] or '-'} breaks {r['graph_breaks'] or '-'} "
+          f"op_calls {r['op_calls'] or '-'} copies {r['copies_around'] or '-'} "
+          f"| {r['note'][-60:]}")
+EOF
+}
+
 section_model() {
     [[ -x $build/opcost ]] || {
         echo "no $build/opcost" | tee "$out/model.note"
@@ -253,19 +274,7 @@ section_model() {
     "$build/opcost" run --device cuda --shapes "$out/llama-3.1-8b-gpucheck.csv" \
         --paths "$paths" --model-budget-s 3 --replicates 0 \
         --out "$out/model.csv" || return 1
-    "$py" - "$out/model.csv" << 'EOF' | tee "$out/model_table.txt"
-import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["status"] != "ok":
-        print(f"model: {r['B']:>5} {r['path']:<24} {r['status']}: {r['note'][:90]}")
-        continue
-    ratio = (f"{float(r['ratio']):.3f} +-{100 * float(r['ratio_ci95_rel']):.1f}%"
-             if r["ratio"] else "baseline")
-    print(f"model: {r['B']:>5} {r['path']:<24} {float(r['median_us']):10.1f} us "
-          f"{ratio:>18} rounds {r['rounds'] or '-'} breaks {r['graph_breaks'] or '-'} "
-          f"op_calls {r['op_calls'] or '-'} copies {r['copies_around'] or '-'} "
-          f"| {r['note'][-60:]}")
-EOF
+    model_table "$out/model.csv" model | tee "$out/model_table.txt"
     echo "model.csv, model_table.txt" > "$out/model.note"
 }
 
@@ -278,21 +287,7 @@ section_aoti() {
     "$build/opcost" run --device cuda --shapes tests/data/tiny-llama-test.csv \
         --paths model-shipped-compiled,model-shipped-aoti,model-rowops-aoti \
         --model-budget-s 2 --replicates 0 --out "$out/aoti.csv" || return 1
-    "$py" - "$out/aoti.csv" << 'EOF' | tee "$out/aoti_table.txt"
-import csv, sys
-for r in csv.DictReader(open(sys.argv[1])):
-    if r["dtype"] != "bfloat16":
-        continue
-    if r["status"] != "ok":
-        print(f"aoti: {r['B']:>5} {r['path']:<24} {r['status']}: {r['note'][:90]}")
-        continue
-    ratio = (f"{float(r['ratio']):.3f} +-{100 * float(r['ratio_ci95_rel']):.1f}%"
-             if r["ratio"] else "baseline")
-    print(f"aoti: {r['B']:>5} {r['path']:<24} {float(r['median_us']):10.1f} us "
-          f"{ratio:>18} breaks {r['graph_breaks'] or '-'} "
-          f"op_calls {r['op_calls'] or '-'} copies {r['copies_around'] or '-'} "
-          f"| {r['note'][-70:]}")
-EOF
+    model_table "$out/aoti.csv" aoti | tee "$out/aoti_table.txt"
     echo "aoti.csv, aoti_table.txt" > "$out/aoti.note"
 }
 
@@ -322,7 +317,7 @@ SECTIONS=(
     "aoti 90"
 )
 export out root py build
-export -f allowance section_device section_build section_resources \
+export -f allowance model_table section_device section_build section_resources \
     section_tests section_kernels section_bench section_model section_aoti
 for s in "${SECTIONS[@]}"; do
     [[ " $wanted " == *" ${s%% *} "* ]] || continue

@@ -75,15 +75,22 @@ def test_a_norm_that_skips_the_weight_is_caught():
     assert r.verify(0, out) is not None
 
 
-def test_compiled_evidence():
+def evidence_of(paths):
+    """{path: its evidence}, each with what every compiled stack has: a
+    norm share, no graph break, no copy or cast around a rowops call, a
+    fusion boundary."""
     ev = {}
-    for path in PATHS[3:]:
-        r = runner(path, "bfloat16", 5)
-        ev[path] = r.evidence()
+    for path in paths:
+        ev[path] = runner(path, "bfloat16", 5).evidence()
         assert 0 < ev[path]["norm_share"] < 1
         assert ev[path]["graph_breaks"] == 0
         assert ev[path]["copies_around"] == 0
         assert ev[path]["fusion_boundary"]
+    return ev
+
+
+def test_compiled_evidence():
+    ev = evidence_of(PATHS[3:])
     # one rms_norm_rows and three fused_add_rms_norm calls, opaque
     assert ev["model-rowops-compiled"]["op_calls"] == 4
     assert "mm" in ev["model-rowops-compiled"]["fusion_boundary"].split()
@@ -98,14 +105,7 @@ def test_aoti_evidence():
     through the proxy executor with nothing copied or cast around them;
     the stacks as shipped and with F.rms_norm have Inductor's norm kernels
     and no rowops call."""
-    ev = {}
-    for path in AOTI:
-        r = runner(path, "bfloat16", 5)
-        ev[path] = r.evidence()
-        assert 0 < ev[path]["norm_share"] < 1
-        assert ev[path]["graph_breaks"] == 0
-        assert ev[path]["copies_around"] == 0
-        assert ev[path]["fusion_boundary"]
+    ev = evidence_of(AOTI)
     assert ev["model-rowops-aoti"]["op_calls"] == 4
     assert "mm_out" in ev["model-rowops-aoti"]["fusion_boundary"].split()
     for path in ("model-shipped-aoti", "model-torch-aoti"):
