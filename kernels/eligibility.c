@@ -17,8 +17,8 @@
  * On the CPU the fast kernel is the AVX-512 one where AVX-512 F+BW are
  * detected (with AVX2+FMA+F16C), else the AVX2 one, else the portable one;
  * the AVX kernels stream their stores (the _nt forms) when out +
- * residual_out fill at least 1/ROWOPS_STREAM_LLC_DEN of the last-level
- * cache (on the AVX2 kernel the fused op in float32 only).
+ * residual_out fill at least ROWOPS_STREAM_LLC_NUM/DEN (3/8) of the
+ * last-level cache (on the AVX2 kernel the fused op in float32 only).
  *
  * Column-major rows (CPU, AVX2+FMA+F16C, dtype as in 1., any N): x 2-D with
  * strides {1, S >= B} (a transposed view), residual with x's sizes and
@@ -272,7 +272,8 @@ static rowops_choice choose(const rowops_call *call, int want)
     const double llc = (double)rowops_cpu_llc_bytes_cached();
     const int wide =
         (have & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;
-    const int large = out_bytes * ROWOPS_STREAM_LLC_DEN >= llc;
+    const int large =
+        out_bytes * ROWOPS_STREAM_LLC_DEN >= ROWOPS_STREAM_LLC_NUM * llc;
     /* Streaming stores for every large call but the fused op in 16 bits on
      * the AVX2 kernel. Both kernels write each output's 64-byte line with
      * consecutive stores (a 32-element block) and start pass 2 away from
@@ -296,10 +297,11 @@ static rowops_choice choose(const rowops_call *call, int want)
         return choice(want, impl,
                       "CPU fast (%s, streaming stores): %s, unit stride, "
                       "32-byte aligned rows, N = %lld <= %lld, outputs "
-                      "%.1f MiB >= 1/%d of the %.0f MiB last-level cache",
+                      "%.1f MiB >= %d/%d of the %.0f MiB last-level cache",
                       isa, rowops_dtype_name(dt), (long long)n,
                       (long long)limit, out_bytes / 1048576.0,
-                      ROWOPS_STREAM_LLC_DEN, llc / 1048576.0);
+                      ROWOPS_STREAM_LLC_NUM, ROWOPS_STREAM_LLC_DEN,
+                      llc / 1048576.0);
     if (large)
         return choice(want, impl,
                       "CPU fast (%s): %s, unit stride, 32-byte aligned rows, "

@@ -266,8 +266,9 @@ int opcost_workload_make(opcost_workload *w, const opcost_case *c,
         return -1;
     }
     w->in_mem = opcost_buffer_alloc(L.nsets * L.set_in);
-    /* One output set for every call: a model's allocator hands back the
-     * memory it just freed, so outputs are written to recycled memory. */
+    /* Each set's outputs of its own: cold, they are out of every cache
+     * when the set's turn comes, as its inputs are (docs/measurement.md,
+     * "Cold that is cold"). */
     w->out_mem = opcost_buffer_alloc(L.nsets * L.set_out);
     if (!w->in_mem || !w->out_mem) {
         snprintf(err, errlen,

@@ -2,8 +2,10 @@
  * side. Descriptors only: the data pointers are made-up addresses, which is
  * fine because rowops_choose never reads data. */
 #include "c_samples.h"
+#include "cpu_cache.h"
 #include "cpu_features.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -322,6 +324,25 @@ int main(void)
                  rowops_impl_name((rowops_impl)want), r->reason);
         printf("  %-40s %-18s %s\n", r->condition, rowops_impl_name(got.impl),
                got.reason);
+    }
+    /* The streaming boundary: outputs (out + residual_out, float32 N =
+     * 4096: 32 KiB a row) at 3/8 of the last-level cache stream, a row
+     * fewer do not (before: from 1/2; at 3/8 to 1/2 the ordinary stores
+     * measured 7-29 % slower, rowops.h). */
+    const double llc = (double)rowops_cpu_llc_bytes_cached();
+    const int64_t at = (int64_t)ceil(llc * 3 / 8 / (4096.0 * 4 * 2));
+    for (int64_t B = at - 1; B <= at; ++B) {
+        rowops_call c = base_call(ROWOPS_F32, B, 4096);
+        const rowops_choice got = rowops_choose(&c);
+        const int want = B == at ? fast_nt : fast;
+        C_EXPECT(got.impl == (rowops_impl)want,
+                 "B = %lld (outputs %.2f MiB, LLC %.0f MiB): got %s (%s), want "
+                 "%s",
+                 (long long)B, (double)B * 32768 / 1048576, llc / 1048576,
+                 rowops_impl_name(got.impl), got.reason,
+                 rowops_impl_name((rowops_impl)want));
+        printf("  streaming boundary B = %-16lld %-18s %s\n", (long long)B,
+               rowops_impl_name(got.impl), got.reason);
     }
     return c_report("test_eligibility");
 }
