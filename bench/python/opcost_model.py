@@ -511,15 +511,17 @@ class _StackModule(torch.nn.Module):
 def _aoti_path(stack, norm):
     """The stack's package in $OPCOST_CACHE/aoti (~/.cache/opcost/aoti),
     named after what its code depends on: this file and rowops' Python
-    ops (traced into the graph), the config, dtype, device, torch and
+    package (traced into the graph), the config, dtype, device, torch and
     transformers (not the weights: the package has none)."""
+    import glob
     import hashlib
     import json
 
+    import rowops
     import transformers
-    from rowops import _ops
     h = hashlib.sha256()
-    for f in (__file__, _ops.__file__):
+    here = os.path.dirname(os.path.abspath(rowops.__file__))
+    for f in [__file__] + sorted(glob.glob(os.path.join(here, "*.py"))):
         with open(f, "rb") as src:
             h.update(src.read())
     h.update(json.dumps(stack.config.to_dict(), sort_keys=True,
