@@ -83,14 +83,15 @@ opcost_pyobj *opcost_python_last(const opcost_path_run *r, int set)
     return s && set >= 0 && set < s->nsets ? s->last[set] : NULL;
 }
 
-/* A compiled path: compiled-python* and model-*-compiled. */
-/* An AOTInductor model path (model-<norm>-aoti): its "compile" is the
- * package's build. */
+/* An AOTInductor model path (model-<norm>-aoti; not compiled-aoti, which
+ * runs from C): its "compile" is the package's build. */
 static int is_aoti(const opcost_path *p)
 {
-    return strstr(p->name, "-aoti") != NULL;
+    const size_t n = strlen(p->name);
+    return p->model && n > 5 && !strcmp(p->name + n - 5, "-aoti");
 }
 
+/* A compiled path: compiled-python*, model-*-compiled and model-*-aoti. */
 static int is_compiled(const opcost_path *p)
 {
     return !strncmp(p->name, "compiled", 8) || strstr(p->name, "-compiled") ||
