@@ -223,6 +223,19 @@ static rowops_choice choose(const rowops_call *call, int want)
                           "row-major outputs",
                           rowops_dtype_name(dt), (long long)call->x.strides[1],
                           (long long)narrow);
+        /* The fused op in 16 bits: the tiles of the whole range read
+         * along memory (docs/dispatch.md: paired, Zen 5, the fused
+         * bfloat16 points from B = 18 at or above the AVX2 tiles, by up
+         * to 0.18 of the contiguous call; float32 and rms_norm_rows
+         * mixed, so they keep the AVX2 tiles). */
+        if (dt != ROWOPS_F32 && call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
+            (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
+                ROWOPS_CPU_FAST512_FEATURES)
+            return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX512,
+                          "CPU column-major (AVX-512): %s rows at unit "
+                          "stride, columns %lld apart, row-major outputs, "
+                          "the range's columns read along memory",
+                          rowops_dtype_name(dt), (long long)call->x.strides[1]);
         return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
                       "CPU column-major (AVX2): %s rows at unit stride, "
                       "columns %lld apart, row-major outputs",

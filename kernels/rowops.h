@@ -174,6 +174,11 @@ void rowops_cpu_fast_avx512_nt(const rowops_call *call, int64_t row_begin,
  * (kernels/cpu_colmajor_avx2.c). */
 void rowops_cpu_colmajor_avx2(const rowops_call *call, int64_t row_begin,
                               int64_t row_end);
+/* The same in 512-bit vectors (AVX-512 F+BW): a tile is the caller's whole
+ * range of rows, so each block of columns is read along memory
+ * (kernels/cpu_colmajor_avx512.c). */
+void rowops_cpu_colmajor_avx512(const rowops_call *call, int64_t row_begin,
+                                int64_t row_end);
 /* Column-major rows with a short column (S <= ROWOPS_COLMAJOR_NARROW_MAX,
  * AVX-512 F+BW): the span read as it lies, h formed there, each row of h
  * gathered by permutes and written row-major, then scaled from cache

@@ -14,7 +14,9 @@
  * picks a fast path, cpu_fast_avx2 and cpu_fast_avx2_nt when it does and
  * the CPU has AVX2+FMA+F16C (as tests/c/test_kernels.c decides), the
  * cpu_fast_avx512 pair where it also has AVX-512 F+BW,
- * cpu_colmajor_avx2 when it picks that kernel. One case in ten aims at
+ * the column-major kernels (cpu_colmajor_avx2, _avx512 where the CPU has
+ * AVX-512 F+BW, _narrow where admitted) when it picks one of them
+ * (rowops_kernel_can_run). One case in ten aims at
  * the column-major kernel, four at the row-major fast path. Each runs on fresh
  * NaN-poisoned outputs, sometimes split into two row ranges as a thread pool
  * would, and is compared with rowops_reference_f64 under c_rtol/c_atol.

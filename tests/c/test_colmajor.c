@@ -1,6 +1,6 @@
-/* The column-major kernels (rowops_cpu_colmajor_avx2, and
- * rowops_cpu_colmajor_narrow where it is admitted and the CPU has AVX-512
- * F+BW) against the C double
+/* The column-major kernels (rowops_cpu_colmajor_avx2, and where the CPU
+ * has AVX-512 F+BW rowops_cpu_colmajor_avx512 and, where it is admitted,
+ * rowops_cpu_colmajor_narrow) against the C double
  * reference: float32/float16/bfloat16, both ops, float32 and same-dtype
  * weights, x = t.T (column stride S = B) and padded columns (S = B + 5, with
  * misaligned data and padded, misaligned output rows), narrow to wide N,
@@ -187,7 +187,7 @@ static split make_split(int64_t B, int mode)
     return s;
 }
 
-static long long cases_run, narrow_calls;
+static long long cases_run, narrow_calls, wide512_calls;
 
 static void run_variant(rowops_impl impl, const shape *sh, rowops_op op,
                         rowops_dtype wdt, const buf *x, const buf *r, buf *w,
@@ -229,11 +229,15 @@ static void run_variant(rowops_impl impl, const shape *sh, rowops_op op,
     C_EXPECT(rowops_check_call(&c, err, sizeof err) == 0, "%s: invalid: %s",
              what, err);
     /* the short-column kernel where it is admitted (B >= 2, S <= 16) and
-     * the CPU has AVX-512 F+BW; the wide-tile kernel on every call */
-    if (impl != ROWOPS_IMPL_CPU_COLMAJOR_AVX2 &&
-        !rowops_kernel_can_run(impl, &c))
+     * the CPU has AVX-512 F+BW; the wide-tile kernels on every call, where
+     * the CPU has their features */
+    const rowops_kernel_info *info = rowops_kernel_info_of(impl);
+    const int wide = impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX2 ||
+                     impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX512;
+    if (wide ? (rowops_cpu_features() & info->features) != info->features
+             : !rowops_kernel_can_run(impl, &c))
         return;
-    const rowops_cpu_kernel_fn kernel = rowops_kernel_info_of(impl)->cpu;
+    const rowops_cpu_kernel_fn kernel = info->cpu;
 
     buf_poison(out, dt);
     buf_poison(rstd, ROWOPS_F32);
@@ -264,6 +268,7 @@ static void run_variant(rowops_impl impl, const shape *sh, rowops_op op,
     }
     ++cases_run;
     narrow_calls += impl == ROWOPS_IMPL_CPU_COLMAJOR_NARROW;
+    wide512_calls += impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX512;
 
     /* Gaps and the poison around the data stay untouched. */
     long long gaps = 0;
@@ -357,7 +362,8 @@ static void run_shape(const shape *sh, int *mode)
         rowops_store_d(r.mem, i, dt, draw());
     }
     static const rowops_impl impls[] = {ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
-                                        ROWOPS_IMPL_CPU_COLMAJOR_NARROW};
+                                        ROWOPS_IMPL_CPU_COLMAJOR_NARROW,
+                                        ROWOPS_IMPL_CPU_COLMAJOR_AVX512};
     for (size_t k = 0; k < sizeof impls / sizeof impls[0]; ++k) {
         run_variant(impls[k], sh, ROWOPS_OP_RMS_NORM_ROWS, ROWOPS_F32, &x, &r,
                     &w, &out, &rout, &rstd, xoff, ooff, ors, rss,
@@ -421,12 +427,15 @@ int main(void)
         run_shape(&sh, &mode);
     }
     printf("test_colmajor: %lld kernel calls checked, %lld of them "
-           "cpu_colmajor_narrow\n",
-           cases_run, narrow_calls);
+           "cpu_colmajor_narrow, %lld cpu_colmajor_avx512\n",
+           cases_run, narrow_calls, wide512_calls);
     if ((rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
-        ROWOPS_CPU_FAST512_FEATURES)
+        ROWOPS_CPU_FAST512_FEATURES) {
         C_EXPECT(narrow_calls > 0, "cpu_colmajor_narrow never ran");
-    else
-        printf("SKIP cpu_colmajor_narrow: the CPU lacks AVX-512 F+BW\n");
+        C_EXPECT(wide512_calls > 0, "cpu_colmajor_avx512 never ran");
+    } else {
+        printf("SKIP cpu_colmajor_narrow, cpu_colmajor_avx512: the CPU lacks "
+               "AVX-512 F+BW\n");
+    }
     return c_report("test_colmajor");
 }

@@ -22,14 +22,17 @@ COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
 NARROW_PICK = {torch.float32: 12, torch.float16: 16, torch.bfloat16: 16}
 
 
-def colmajor(dtype, column_stride):
+def colmajor(dtype, column_stride, op="fused_add_rms_norm"):
     """The kernel of transposed (column-major) rows: the short-column one
     (AVX-512) for columns up to 12 float32 or 16 16-bit elements apart,
-    else the AVX2 wide-tile one; strided without AVX2+FMA+F16C."""
+    else the AVX-512 wide tiles for the fused op in 16 bits and the AVX2
+    wide-tile one for the rest; strided without AVX2+FMA+F16C."""
     if not HAS_FAST_CPU:
         return "cpu_strided"
     if HAS_512 and column_stride <= NARROW_PICK[dtype]:
         return "cpu_colmajor_narrow"
+    if HAS_512 and dtype != torch.float32 and op == "fused_add_rms_norm":
+        return "cpu_colmajor_avx512"
     return "cpu_colmajor_avx2"
 
 LIMIT = {torch.float32: 32768, torch.float16: 65536, torch.bfloat16: 65536}
@@ -130,6 +133,11 @@ def _boundary_cases():
     s = Sample("rms_norm_rows transposed", "rms_norm_rows",
                values(64, 4).t())
     cases.append(("rms_norm_rows transposed", s, colmajor(torch.float32, 4),
+                  COLMAJOR_WHY))
+    s = Sample("rms_norm_rows transposed, 17 columns bfloat16",
+               "rms_norm_rows", values(64, 17, dtype=torch.bfloat16).t())
+    cases.append(("rms_norm_rows transposed, 17 columns bfloat16", s,
+                  colmajor(torch.bfloat16, 17, "rms_norm_rows"),
                   COLMAJOR_WHY))
     cases.append(("residual transposed",
                   fused(x, residual=values(64, 4).t()), "cpu_strided",

@@ -1,0 +1,364 @@
+/* The column-major CPU kernel in 512-bit vectors (AVX-512 F + BW): rows of
+ * x with unit stride, element (b, j) at x + b + j * S (x = t.T of a
+ * contiguous t). See cpu_colmajor.h for the preconditions.
+ *
+ * Why another form of the wide-tile kernel (cpu_colmajor_avx2.c): that one
+ * reads a tile of 32 rows down all N columns, 64 bytes every S elements,
+ * and such reads ran at about 10 GB/s on one core whatever the prefetch
+ * (docs/performance.md). Here a tile is every row of the caller's range
+ * (up to MAX_TILE_ROWS, and h's tile within TILE_H_BYTES), so each column's
+ * segment is the whole range and a block of columns is one run of memory
+ * when S = B: pass 1 reads x and the residual along memory, block after
+ * block. Per block (one 64-byte line of output per row: 32 16-bit or 16
+ * float32 columns) and unit (32 16-bit or 16 float32 rows, a masked load
+ * per column, so a range of any size reads nothing outside it):
+ *   h = x + residual, rounded to the dtype (x itself for rms_norm_rows);
+ *   its squares summed in float lanes (lane = row);
+ *   the block transposed in registers (8 x 8 within each 128-bit lane,
+ *   then 4 x 4 of the lanes) and each row's line stored to h's
+ *   destination (residual_out, or out for rms_norm_rows).
+ * Pass 2 is the wide-tile kernel's row pass (cpu_colmajor_rows.h): out =
+ * h * rstd (* w) along each row, h read back from the cache.
+ *
+ * Sums: a block's squares in a float partial per lane, CHUNK_BLOCKS blocks
+ * into a chunk, chunks into the total in double, as the wide-tile kernel
+ * adds them (the same order, so the two give the same bits). */
+#include "cpu_colmajor.h"
+#include "cpu_colmajor_rows.h"
+
+/* Rows of one tile at most: the units' sums live on the stack. */
+#define MAX_TILE_ROWS 1024
+#define MAX_UNITS (MAX_TILE_ROWS / 16)
+/* h of one tile at most this many bytes: pass 2 reads it back from the
+ * last-level cache (both threads' tiles together well inside 32 MiB). */
+#ifndef TILE_H_BYTES
+#define TILE_H_BYTES (4 << 20)
+#endif
+/* Calls with at least this many bytes per tensor stream out's lines (as
+ * the wide-tile kernel). */
+#ifndef STREAM_MIN_BYTES
+#define STREAM_MIN_BYTES (8 << 20)
+#endif
+#define CHUNK_BLOCKS 16
+
+typedef struct tile_ctx {
+    const char *x, *r; /* element (0, 0); r is NULL unless fused */
+    int64_t cs;        /* column stride of x and residual, bytes */
+    int64_t n;
+    const rowops_tensor *ht; /* h's destination */
+} tile_ctx;
+
+/* ---- 16-bit elements ---------------------------------------------------- */
+
+/* 32 16-bit elements as floats in order: lo = 0..15, hi = 16..31. */
+ALWAYS_INLINE void unpack32(__m512i v, __m512 *lo, __m512 *hi, int bf)
+{
+    const __m256i a = _mm512_castsi512_si256(v);
+    const __m256i b = _mm512_extracti64x4_epi64(v, 1);
+    if (bf) {
+        *lo = _mm512_castsi512_ps(
+            _mm512_slli_epi32(_mm512_cvtepu16_epi32(a), 16));
+        *hi = _mm512_castsi512_ps(
+            _mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16));
+    } else {
+        *lo = _mm512_cvtph_ps(a);
+        *hi = _mm512_cvtph_ps(b);
+    }
+}
+
+/* float32 -> bfloat16 bits (high half of each lane), nearest even; NaN as
+ * bf16_round (cpu_colmajor_rows.h) says: h's NaNs come from bfloat16. */
+ALWAYS_INLINE __m512i round_bf16(__m512 v)
+{
+    const __m512i b = _mm512_castps_si512(v);
+    const __m512i lsb =
+        _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    return _mm512_add_epi32(b,
+                            _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+}
+
+/* h of one column of a 32-row unit (m: the unit's rows in range), packed,
+ * with its floats (the rounded values) in lo/hi. */
+ALWAYS_INLINE __m512i col16(const char *x, const char *r, __mmask32 m,
+                            __m512 *lo, __m512 *hi, int bf)
+{
+    const __m512i xv = _mm512_maskz_loadu_epi16(m, x);
+    unpack32(xv, lo, hi, bf);
+    if (!r)
+        return xv;
+    __m512 rlo, rhi;
+    unpack32(_mm512_maskz_loadu_epi16(m, r), &rlo, &rhi, bf);
+    const __m512 slo = _mm512_add_ps(*lo, rlo), shi = _mm512_add_ps(*hi, rhi);
+    if (bf) {
+        const __m512i a = round_bf16(slo), b = round_bf16(shi);
+        const __m512i keep = _mm512_set1_epi32((int)0xffff0000u);
+        *lo = _mm512_castsi512_ps(_mm512_and_si512(a, keep));
+        *hi = _mm512_castsi512_ps(_mm512_and_si512(b, keep));
+        return _mm512_inserti64x4(
+            _mm512_castsi256_si512(
+                _mm512_cvtepi32_epi16(_mm512_srli_epi32(a, 16))),
+            _mm512_cvtepi32_epi16(_mm512_srli_epi32(b, 16)), 1);
+    }
+    const __m256i a = _mm512_cvtps_ph(slo, _MM_FROUND_TO_NEAREST_INT);
+    const __m256i b = _mm512_cvtps_ph(shi, _MM_FROUND_TO_NEAREST_INT);
+    *lo = _mm512_cvtph_ps(a);
+    *hi = _mm512_cvtph_ps(b);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+
+/* 8 x 8 16-bit transpose in each 128-bit lane: w[k] is column k (word =
+ * row) on entry; on return lane L of w[k] is row 8 L + k of the 8 columns. */
+ALWAYS_INLINE void transpose8_epi16x4(__m512i *w)
+{
+    const __m512i t0 = _mm512_unpacklo_epi16(w[0], w[1]);
+    const __m512i t1 = _mm512_unpackhi_epi16(w[0], w[1]);
+    const __m512i t2 = _mm512_unpacklo_epi16(w[2], w[3]);
+    const __m512i t3 = _mm512_unpackhi_epi16(w[2], w[3]);
+    const __m512i t4 = _mm512_unpacklo_epi16(w[4], w[5]);
+    const __m512i t5 = _mm512_unpackhi_epi16(w[4], w[5]);
+    const __m512i t6 = _mm512_unpacklo_epi16(w[6], w[7]);
+    const __m512i t7 = _mm512_unpackhi_epi16(w[6], w[7]);
+    const __m512i u0 = _mm512_unpacklo_epi32(t0, t2);
+    const __m512i u1 = _mm512_unpackhi_epi32(t0, t2);
+    const __m512i u2 = _mm512_unpacklo_epi32(t1, t3);
+    const __m512i u3 = _mm512_unpackhi_epi32(t1, t3);
+    const __m512i u4 = _mm512_unpacklo_epi32(t4, t6);
+    const __m512i u5 = _mm512_unpackhi_epi32(t4, t6);
+    const __m512i u6 = _mm512_unpacklo_epi32(t5, t7);
+    const __m512i u7 = _mm512_unpackhi_epi32(t5, t7);
+    w[0] = _mm512_unpacklo_epi64(u0, u4);
+    w[1] = _mm512_unpackhi_epi64(u0, u4);
+    w[2] = _mm512_unpacklo_epi64(u1, u5);
+    w[3] = _mm512_unpackhi_epi64(u1, u5);
+    w[4] = _mm512_unpacklo_epi64(u2, u6);
+    w[5] = _mm512_unpackhi_epi64(u2, u6);
+    w[6] = _mm512_unpacklo_epi64(u3, u7);
+    w[7] = _mm512_unpackhi_epi64(u3, u7);
+}
+
+/* 4 x 4 float32 transpose in each 128-bit lane: on return lane L of w[k]
+ * is row 4 L + k of the 4 columns. */
+ALWAYS_INLINE void transpose4_ps_x4(__m512 *w)
+{
+    const __m512 t0 = _mm512_unpacklo_ps(w[0], w[1]);
+    const __m512 t1 = _mm512_unpackhi_ps(w[0], w[1]);
+    const __m512 t2 = _mm512_unpacklo_ps(w[2], w[3]);
+    const __m512 t3 = _mm512_unpackhi_ps(w[2], w[3]);
+    w[0] = _mm512_shuffle_ps(t0, t2, 0x44);
+    w[1] = _mm512_shuffle_ps(t0, t2, 0xee);
+    w[2] = _mm512_shuffle_ps(t1, t3, 0x44);
+    w[3] = _mm512_shuffle_ps(t1, t3, 0xee);
+}
+
+/* The lanes' 4 x 4: a, b, c, d hold column groups 0..3 (lane L: one row);
+ * o[L] = lane L of a, b, c, d in order, the whole line of that row. */
+ALWAYS_INLINE void transpose_lanes(__m512i a, __m512i b, __m512i c, __m512i d,
+                                   __m512i o[4])
+{
+    const __m512i ab0 = _mm512_shuffle_i64x2(a, b, 0x44);
+    const __m512i ab1 = _mm512_shuffle_i64x2(a, b, 0xee);
+    const __m512i cd0 = _mm512_shuffle_i64x2(c, d, 0x44);
+    const __m512i cd1 = _mm512_shuffle_i64x2(c, d, 0xee);
+    o[0] = _mm512_shuffle_i64x2(ab0, cd0, 0x88);
+    o[1] = _mm512_shuffle_i64x2(ab0, cd0, 0xdd);
+    o[2] = _mm512_shuffle_i64x2(ab1, cd1, 0x88);
+    o[3] = _mm512_shuffle_i64x2(ab1, cd1, 0xdd);
+}
+
+/* ---- pass 1 ------------------------------------------------------------- */
+
+/* The lanes' totals: tot[2a], tot[2a + 1] += chunk[a] in double. */
+ALWAYS_INLINE void add_chunks(__m512 *chunk, __m512d *tot, int nacc)
+{
+    for (int a = 0; a < nacc; ++a) {
+        tot[2 * a] = _mm512_add_pd(
+            tot[2 * a], _mm512_cvtps_pd(_mm512_castps512_ps256(chunk[a])));
+        tot[2 * a + 1] = _mm512_add_pd(
+            tot[2 * a + 1],
+            _mm512_cvtps_pd(_mm256_castpd_ps(
+                _mm512_extractf64x4_pd(_mm512_castps_pd(chunk[a]), 1))));
+        chunk[a] = _mm512_setzero_ps();
+    }
+}
+
+/* Pass 1 over rows t0 .. t0 + rows - 1: h to their destination rows,
+ * sums[i] = the sum of h^2 of row t0 + i. */
+ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
+                         int dt)
+{
+    const int is16 = dt != ROWOPS_F32, bf = dt == ROWOPS_BF16;
+    const int es = is16 ? 2 : 4, unit = is16 ? 32 : 16, cb = unit;
+    const int nu = (rows + unit - 1) / unit, nacc = is16 ? 2 * nu : nu;
+    const int64_t n = k->n, cs = k->cs;
+    const char *x = k->x + t0 * es;
+    const char *r = k->r ? k->r + t0 * es : NULL;
+    /* the next block's same load: a block ahead is the whole range's
+     * columns ahead, along memory when S = B */
+    const int64_t ahead = (int64_t)cb * cs;
+    __m512 chunk[MAX_UNITS];
+    __m512d tot[2 * MAX_UNITS];
+    for (int a = 0; a < nacc; ++a) {
+        chunk[a] = _mm512_setzero_ps();
+        tot[2 * a] = tot[2 * a + 1] = _mm512_setzero_pd();
+    }
+    for (int64_t j = 0, blk = 0; j < n; j += cb, ++blk) {
+        const int nq = n - j < cb ? (int)(n - j) : cb;
+        const __mmask32 cols = nq == 32 ? 0xffffffffu : (1u << nq) - 1u;
+        for (int u = 0; u < nu; ++u) {
+            const int left = rows - u * unit, mine = left < unit ? left : unit;
+            const __mmask32 m = mine == 32 ? 0xffffffffu : (1u << mine) - 1u;
+            char *dst =
+                (char *)rowops_tensor_row_ptr(k->ht, t0 + u * unit) + j * es;
+            const int64_t hs = k->ht->strides[0] * es;
+            const int64_t uoff = (int64_t)u * 64;
+            if (is16) {
+                __m512i v[32];
+                __m512 slo = _mm512_setzero_ps(), shi = _mm512_setzero_ps();
+                for (int q = 0; q < 32; ++q) {
+                    if (q >= nq) {
+                        v[q] = _mm512_setzero_si512();
+                        continue;
+                    }
+                    const int64_t o = (j + q) * cs + uoff;
+                    _mm_prefetch(x + o + ahead, _MM_HINT_T0);
+                    if (r)
+                        _mm_prefetch(r + o + ahead, _MM_HINT_T0);
+                    __m512 lo, hi;
+                    v[q] = col16(x + o, r ? r + o : NULL, m, &lo, &hi, bf);
+                    slo = _mm512_fmadd_ps(lo, lo, slo);
+                    shi = _mm512_fmadd_ps(hi, hi, shi);
+                }
+                chunk[2 * u] = _mm512_add_ps(chunk[2 * u], slo);
+                chunk[2 * u + 1] = _mm512_add_ps(chunk[2 * u + 1], shi);
+                for (int g = 0; g < 4; ++g)
+                    transpose8_epi16x4(v + 8 * g);
+                for (int q = 0; q < 8; ++q) {
+                    __m512i line[4];
+                    transpose_lanes(v[q], v[8 + q], v[16 + q], v[24 + q], line);
+                    for (int l = 0; l < 4; ++l)
+                        if (8 * l + q < mine)
+                            _mm512_mask_storeu_epi16(dst + (8 * l + q) * hs,
+                                                     cols, line[l]);
+                }
+            } else {
+                __m512 v[16];
+                __m512 s = _mm512_setzero_ps();
+                const __mmask16 m16 = (__mmask16)m;
+                for (int q = 0; q < 16; ++q) {
+                    if (q >= nq) {
+                        v[q] = _mm512_setzero_ps();
+                        continue;
+                    }
+                    const int64_t o = (j + q) * cs + uoff;
+                    _mm_prefetch(x + o + ahead, _MM_HINT_T0);
+                    __m512 xv = _mm512_maskz_loadu_ps(m16, x + o);
+                    if (r) {
+                        _mm_prefetch(r + o + ahead, _MM_HINT_T0);
+                        xv = _mm512_add_ps(xv,
+                                           _mm512_maskz_loadu_ps(m16, r + o));
+                    }
+                    v[q] = xv;
+                    s = _mm512_fmadd_ps(xv, xv, s);
+                }
+                chunk[u] = _mm512_add_ps(chunk[u], s);
+                for (int g = 0; g < 4; ++g)
+                    transpose4_ps_x4(v + 4 * g);
+                for (int q = 0; q < 4; ++q) {
+                    __m512i line[4];
+                    transpose_lanes(_mm512_castps_si512(v[q]),
+                                    _mm512_castps_si512(v[4 + q]),
+                                    _mm512_castps_si512(v[8 + q]),
+                                    _mm512_castps_si512(v[12 + q]), line);
+                    for (int l = 0; l < 4; ++l)
+                        if (4 * l + q < mine)
+                            _mm512_mask_storeu_epi32(dst + (4 * l + q) * hs,
+                                                     (__mmask16)cols, line[l]);
+                }
+            }
+        }
+        if ((blk + 1) % CHUNK_BLOCKS == 0 || j + cb >= n)
+            add_chunks(chunk, tot, nacc);
+    }
+    /* the totals in float (a sum beyond its range: the contract's Inf) */
+    for (int a = 0; a < nacc; ++a) {
+        const __m512 t = _mm512_castpd_ps(_mm512_insertf64x4(
+            _mm512_castps_pd(
+                _mm512_castps256_ps512(_mm512_cvtpd_ps(tot[2 * a]))),
+            _mm256_castps_pd(_mm512_cvtpd_ps(tot[2 * a + 1])), 1));
+        const int first = a * 16, cnt = rows - first < 16 ? rows - first : 16;
+        _mm512_mask_storeu_ps(sums + first, (__mmask16)((1u << cnt) - 1u), t);
+    }
+}
+
+static void pass1_f32(const tile_ctx *k, int64_t t0, int rows, float *sums)
+{
+    pass1(k, t0, rows, sums, ROWOPS_F32);
+}
+
+static void pass1_f16(const tile_ctx *k, int64_t t0, int rows, float *sums)
+{
+    pass1(k, t0, rows, sums, ROWOPS_F16);
+}
+
+static void pass1_bf16(const tile_ctx *k, int64_t t0, int rows, float *sums)
+{
+    pass1(k, t0, rows, sums, ROWOPS_BF16);
+}
+
+void rowops_cpu_colmajor_avx512(const rowops_call *c, int64_t row_begin,
+                                int64_t row_end)
+{
+    if (row_begin >= row_end)
+        return;
+    const rowops_dtype dt = c->x.dtype;
+    const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+    const int64_t es = (int64_t)rowops_dtype_size(dt);
+    const int64_t B = c->x.sizes[0];
+    tile_ctx k;
+    k.x = c->x.data;
+    k.r = fused ? c->residual.data : NULL;
+    k.cs = c->x.strides[1] * es;
+    k.n = c->x.sizes[1];
+    /* h goes to residual_out (fused) or is staged in out itself */
+    k.ht = fused ? &c->residual_out : &c->out;
+    const void *w = fused ? c->weight.data : NULL;
+    const int w_f32 = fused && c->weight.dtype == ROWOPS_F32;
+    const int w_nan = w_f32 && dt == ROWOPS_BF16 &&
+                      colmajor_weight_nan((const float *)w, k.n);
+    /* out streamed for large fused calls only: rms_norm_rows scales h in
+     * place, and streaming over lines pass 1 left dirty in the cache would
+     * write each line to memory twice (the dirty copy, then the stream) */
+    const int nt_o = fused && B * k.n * es >= STREAM_MIN_BYTES &&
+                     (uintptr_t)c->out.data % (uintptr_t)es == 0;
+    void (*pass1_dt)(const tile_ctx *, int64_t, int, float *) =
+        dt == ROWOPS_F16    ? pass1_f16
+        : dt == ROWOPS_BF16 ? pass1_bf16
+                            : pass1_f32;
+    /* Tile rows: the whole range, within MAX_TILE_ROWS and h's tile within
+     * TILE_H_BYTES, whole units where it is cut. */
+    const int64_t unit = dt == ROWOPS_F32 ? 16 : 32;
+    int64_t max_rows = TILE_H_BYTES / (k.n * es);
+    if (max_rows > MAX_TILE_ROWS)
+        max_rows = MAX_TILE_ROWS;
+    max_rows = max_rows / unit * unit;
+    if (max_rows < unit)
+        max_rows = unit;
+    const rowops_tensor *rt = &c->rstd;
+    float sums[MAX_TILE_ROWS];
+    for (int64_t t0 = row_begin; t0 < row_end; t0 += max_rows) {
+        const int rows =
+            (int)(row_end - t0 < max_rows ? row_end - t0 : max_rows);
+        pass1_dt(&k, t0, rows, sums);
+        for (int i = 0; i < rows; ++i) {
+            const int64_t row = t0 + i;
+            float *at =
+                (float *)rt->data +
+                rowops_index_offset(rt->sizes, rt->strides, rt->rank, row);
+            colmajor_row_out(rowops_tensor_row_ptr(k.ht, row), w, w_f32,
+                             rowops_tensor_row_ptr(&c->out, row), k.n, sums[i],
+                             (float)c->eps, at, dt, nt_o, w_nan);
+        }
+    }
+    if (nt_o)
+        _mm_sfence(); /* streamed lines visible before the caller goes on */
+}
