@@ -285,8 +285,11 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
             _mm512_castps_pd(
                 _mm512_castps256_ps512(_mm512_cvtpd_ps(tot[2 * a]))),
             _mm256_castps_pd(_mm512_cvtpd_ps(tot[2 * a + 1])), 1));
+        /* a unit's second 16 rows may all lie past the range */
         const int first = a * 16, cnt = rows - first < 16 ? rows - first : 16;
-        _mm512_mask_storeu_ps(sums + first, (__mmask16)((1u << cnt) - 1u), t);
+        if (cnt > 0)
+            _mm512_mask_storeu_ps(sums + first, (__mmask16)((1u << cnt) - 1u),
+                                  t);
     }
 }
 
