@@ -324,13 +324,25 @@ static void table_free(table *t)
     free(t->val);
 }
 
+/* Slots the tables visited since the last opcost_compare_main began
+ * (opcost_compare_key_probes). */
+static size_t key_probes;
+
 /* The slot of k: its value, or an empty slot (key NULL) to claim. */
 static size_t table_find(const table *t, const opcost_result *k, uint64_t h)
 {
     size_t i = (size_t)h & (t->cap - 1);
-    while (t->key[i] && !t->eq(t->key[i], k))
+    ++key_probes;
+    while (t->key[i] && !t->eq(t->key[i], k)) {
         i = (i + 1) & (t->cap - 1);
+        ++key_probes;
+    }
     return i;
+}
+
+size_t opcost_compare_key_probes(void)
+{
+    return key_probes;
 }
 
 /* Pairs the k-th base row of a configuration with the k-th new row of it
@@ -1208,6 +1220,7 @@ static int compare(const compare_request *q, const run *rb, const run *rn)
 
 int opcost_compare_main(int argc, char **argv)
 {
+    key_probes = 0;
     compare_request q;
     int done;
     const int status = parse_compare(argc, argv, &q, &done);
