@@ -5,7 +5,8 @@
  * AOTInductor's proxy executor. One package per (op, dtype, eps, torch
  * version), dynamic in B and N, built once by the embedded interpreter
  * (torch.export + aoti_compile_and_package, the only way to build one) and
- * cached under $OPCOST_CACHE/aoti (default ~/.cache/opcost/aoti). */
+ * cached under $OPCOST_CACHE/aoti (default ~/.cache/opcost/aoti: the rule
+ * is opcost_bench.cache_dir's). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -53,18 +54,10 @@ static loaded *package_for(const opcost_case *c, int cuda, char *why,
     }
     if (opcost_python_start(why, len))
         return NULL;
-    char dir[4096];
-    const char *cache = getenv("OPCOST_CACHE");
-    const char *home = getenv("HOME");
-    if (cache && *cache)
-        snprintf(dir, sizeof dir, "%s/aoti", cache);
-    else
-        snprintf(dir, sizeof dir, "%s/.cache/opcost/aoti",
-                 home ? home : "/tmp");
-    PyObject *r =
-        PyObject_CallMethod(opcost_python_bench_module(), "aoti_package",
-                            "(ssdss)", rowops_op_name(c->op),
-                            rowops_dtype_name(c->dtype), c->eps, dir, device);
+    /* the package's directory: opcost_bench.cache_dir, the one rule */
+    PyObject *r = PyObject_CallMethod(
+        opcost_python_bench_module(), "aoti_package", "(ssds)",
+        rowops_op_name(c->op), rowops_dtype_name(c->dtype), c->eps, device);
     const char *path;
     double seconds;
     if (!r || !PyArg_ParseTuple(r, "sd", &path, &seconds)) {

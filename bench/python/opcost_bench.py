@@ -212,17 +212,28 @@ def force_recompile():
     torch._dynamo.reset()
 
 
-def aoti_package(op, dtype, eps, cache_dir, device="cpu"):
+def cache_dir(*parts):
+    """opcost's cache directory joined with parts: $OPCOST_CACHE, else
+    ~/.cache/opcost (scripts/setup-env.sh keeps the virtual environment
+    there by the same rule), so every cached artefact of a run moves
+    with that one variable."""
+    root = os.environ.get("OPCOST_CACHE") or os.path.join(
+        os.path.expanduser("~"), ".cache", "opcost")
+    return os.path.join(root, *parts)
+
+
+def aoti_package(op, dtype, eps, device="cpu"):
     """The AOTInductor package of the op for dtype on device, dynamic in B
-    and N (one package serves every shape), built once and cached. Returns
-    (path, build_seconds or NaN when cached)."""
+    and N (one package serves every shape), built once and cached in
+    cache_dir("aoti"). Returns (path, build_seconds or NaN when cached)."""
     where = "" if device == "cpu" else f"-{device}"
     tag = (f"{op}-{dtype}{where}-eps{eps:g}-"
            f"torch{torch.__version__.replace('+', '_')}")
-    path = os.path.join(cache_dir, tag + ".pt2")
+    directory = cache_dir("aoti")
+    path = os.path.join(directory, tag + ".pt2")
     if os.path.exists(path):
         return path, float("nan")
-    os.makedirs(cache_dir, exist_ok=True)
+    os.makedirs(directory, exist_ok=True)
     dt = _DTYPES[dtype]
     target = _OPS[op]
 

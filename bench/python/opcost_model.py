@@ -509,7 +509,7 @@ class _StackModule(torch.nn.Module):
 
 
 def _aoti_path(stack, norm):
-    """The stack's package in $OPCOST_CACHE/aoti (~/.cache/opcost/aoti),
+    """The stack's package in opcost_bench.cache_dir("aoti"),
     named after what its code depends on: this file and rowops' Python
     package (traced into the graph), the config, dtype, device, torch and
     transformers (not the weights: the package has none)."""
@@ -527,11 +527,10 @@ def _aoti_path(stack, norm):
     h.update(json.dumps(stack.config.to_dict(), sort_keys=True,
                         default=str).encode())
     h.update(f"{torch.__version__} {transformers.__version__}".encode())
-    cache = os.environ.get("OPCOST_CACHE") or os.path.join(
-        os.path.expanduser("~"), ".cache", "opcost")
+    from opcost_bench import cache_dir
     dtype = str(stack.dtype).replace("torch.", "")
-    return os.path.join(cache, "aoti", f"model-{norm}-{dtype}-"
-                        f"{stack.device.type}-{h.hexdigest()[:16]}.pt2")
+    return cache_dir("aoti", f"model-{norm}-{dtype}-"
+                     f"{stack.device.type}-{h.hexdigest()[:16]}.pt2")
 
 
 def aoti_stack(stack, norm):
