@@ -23,8 +23,10 @@
  * Sums: a block's squares in a float partial per lane, CHUNK_BLOCKS blocks
  * into a chunk, chunks into the total in double, as the wide-tile kernel
  * adds them (the same order, so the two give the same bits). */
+#define ROWOPS_VEC16_BITS 512
 #include "cpu_colmajor.h"
 #include "cpu_colmajor_rows.h"
+#include "cpu_vec16.h"
 
 /* Rows of one tile at most: the units' sums live on the stack. */
 #define MAX_TILE_ROWS 1024
@@ -50,59 +52,43 @@ typedef struct tile_ctx {
 
 /* ---- 16-bit elements ---------------------------------------------------- */
 
-/* 32 16-bit elements as floats in order: lo = 0..15, hi = 16..31. */
-ALWAYS_INLINE void unpack32(__m512i v, __m512 *lo, __m512 *hi, int bf)
+/* 32 16-bit elements as floats: float16 in order (lo = 0..15, hi =
+ * 16..31); bfloat16 interleaved with zeros per 128-bit lane (cpu_vec16.h:
+ * lo = {8k..8k+3}, hi = {8k+4..8k+7} of each lane k), one instruction a
+ * half, which packing (packus) undoes. */
+ALWAYS_INLINE void unpack32(__m512i v, vec16 *lo, vec16 *hi, int bf)
 {
-    const __m256i a = _mm512_castsi512_si256(v);
-    const __m256i b = _mm512_extracti64x4_epi64(v, 1);
     if (bf) {
-        *lo = _mm512_castsi512_ps(
-            _mm512_slli_epi32(_mm512_cvtepu16_epi32(a), 16));
-        *hi = _mm512_castsi512_ps(
-            _mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16));
+        v16_load32_bf16(&v, lo, hi);
     } else {
-        *lo = _mm512_cvtph_ps(a);
-        *hi = _mm512_cvtph_ps(b);
+        *lo = v16_from_f16(_mm512_castsi512_si256(v));
+        *hi = v16_from_f16(_mm512_extracti64x4_epi64(v, 1));
     }
 }
 
-/* float32 -> bfloat16 bits (high half of each lane), nearest even; NaN as
- * bf16_round (cpu_colmajor_rows.h) says: h's NaNs come from bfloat16. */
-ALWAYS_INLINE __m512i round_bf16(__m512 v)
-{
-    const __m512i b = _mm512_castps_si512(v);
-    const __m512i lsb =
-        _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
-    return _mm512_add_epi32(b,
-                            _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
-}
-
-/* h of one column of a 32-row unit (m: the unit's rows in range), packed,
- * with its floats (the rounded values) in lo/hi. */
+/* h of one column of a 32-row unit (m: the unit's rows in range), packed
+ * in row order, with its floats (the rounded values) in lo/hi in
+ * unpack32's order. */
 ALWAYS_INLINE __m512i col16(const char *x, const char *r, __mmask32 m,
-                            __m512 *lo, __m512 *hi, int bf)
+                            vec16 *lo, vec16 *hi, int bf)
 {
     const __m512i xv = _mm512_maskz_loadu_epi16(m, x);
     unpack32(xv, lo, hi, bf);
     if (!r)
         return xv;
-    __m512 rlo, rhi;
+    vec16 rlo, rhi;
     unpack32(_mm512_maskz_loadu_epi16(m, r), &rlo, &rhi, bf);
-    const __m512 slo = _mm512_add_ps(*lo, rlo), shi = _mm512_add_ps(*hi, rhi);
     if (bf) {
-        const __m512i a = round_bf16(slo), b = round_bf16(shi);
-        const __m512i keep = _mm512_set1_epi32((int)0xffff0000u);
-        *lo = _mm512_castsi512_ps(_mm512_and_si512(a, keep));
-        *hi = _mm512_castsi512_ps(_mm512_and_si512(b, keep));
-        return _mm512_inserti64x4(
-            _mm512_castsi256_si512(
-                _mm512_cvtepi32_epi16(_mm512_srli_epi32(a, 16))),
-            _mm512_cvtepi32_epi16(_mm512_srli_epi32(b, 16)), 1);
+        *lo = v16_round_bf16(v16_add(*lo, rlo));
+        *hi = v16_round_bf16(v16_add(*hi, rhi));
+        return _mm512_packus_epi32(
+            _mm512_srli_epi32(_mm512_castps_si512(*lo), 16),
+            _mm512_srli_epi32(_mm512_castps_si512(*hi), 16));
     }
-    const __m256i a = _mm512_cvtps_ph(slo, _MM_FROUND_TO_NEAREST_INT);
-    const __m256i b = _mm512_cvtps_ph(shi, _MM_FROUND_TO_NEAREST_INT);
-    *lo = _mm512_cvtph_ps(a);
-    *hi = _mm512_cvtph_ps(b);
+    const half16 a = v16_to_f16(v16_add(*lo, rlo));
+    const half16 b = v16_to_f16(v16_add(*hi, rhi));
+    *lo = v16_from_f16(a);
+    *hi = v16_from_f16(b);
     return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
 }
 
@@ -223,7 +209,7 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
                     _mm_prefetch(x + o + ahead, _MM_HINT_T0);
                     if (r)
                         _mm_prefetch(r + o + ahead, _MM_HINT_T0);
-                    __m512 lo, hi;
+                    vec16 lo, hi;
                     v[q] = col16(x + o, r ? r + o : NULL, m, &lo, &hi, bf);
                     slo = _mm512_fmadd_ps(lo, lo, slo);
                     shi = _mm512_fmadd_ps(hi, hi, shi);
@@ -279,17 +265,24 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
         if ((blk + 1) % CHUNK_BLOCKS == 0 || j + cb >= n)
             add_chunks(chunk, tot, nacc);
     }
-    /* the totals in float (a sum beyond its range: the contract's Inf) */
+    /* the totals in float (a sum beyond its range: the contract's Inf),
+     * bfloat16's lanes back in row order */
     for (int a = 0; a < nacc; ++a) {
-        const __m512 t = _mm512_castpd_ps(_mm512_insertf64x4(
-            _mm512_castps_pd(
-                _mm512_castps256_ps512(_mm512_cvtpd_ps(tot[2 * a]))),
-            _mm256_castps_pd(_mm512_cvtpd_ps(tot[2 * a + 1])), 1));
-        /* a unit's second 16 rows may all lie past the range */
-        const int first = a * 16, cnt = rows - first < 16 ? rows - first : 16;
-        if (cnt > 0)
-            _mm512_mask_storeu_ps(sums + first, (__mmask16)((1u << cnt) - 1u),
-                                  t);
+        _Alignas(64) float t[16];
+        _mm512_store_ps(
+            t, _mm512_castpd_ps(_mm512_insertf64x4(
+                   _mm512_castps_pd(
+                       _mm512_castps256_ps512(_mm512_cvtpd_ps(tot[2 * a]))),
+                   _mm256_castps_pd(_mm512_cvtpd_ps(tot[2 * a + 1])), 1)));
+        for (int i = 0; i < 16; ++i) {
+            /* bfloat16: chunk 2u holds rows 8k + (i % 4) of unit u, chunk
+             * 2u + 1 rows 8k + 4 + (i % 4), k = i / 4 */
+            const int row =
+                bf ? (a / 2) * 32 + 8 * (i / 4) + 4 * (a % 2) + i % 4
+                   : a * 16 + i;
+            if (row < rows)
+                sums[row] = t[i];
+        }
     }
 }
 
