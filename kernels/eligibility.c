@@ -223,12 +223,14 @@ static rowops_choice choose(const rowops_call *call, int want)
                           "row-major outputs",
                           rowops_dtype_name(dt), (long long)call->x.strides[1],
                           (long long)narrow);
-        /* The fused op in 16 bits: the tiles of the whole range read
-         * along memory (docs/dispatch.md: paired, Zen 5, the fused
-         * bfloat16 points from B = 18 at or above the AVX2 tiles, by up
-         * to 0.18 of the contiguous call; float32 and rms_norm_rows
-         * mixed, so they keep the AVX2 tiles). */
-        if (dt != ROWOPS_F32 && call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
+        /* The fused op in 16 bits, and in float32 to S = 32: the tiles
+         * of the whole range read along memory (docs/dispatch.md: paired,
+         * Zen 5, at or above the AVX2 tiles there, by up to 0.2 of the
+         * contiguous call; float32 beyond and rms_norm_rows mixed or
+         * behind, so they keep the AVX2 tiles). */
+        if (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
+            (dt != ROWOPS_F32 ||
+             call->x.strides[1] <= ROWOPS_COLMAJOR_AVX512_MAX_F32) &&
             (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
                 ROWOPS_CPU_FAST512_FEATURES)
             return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX512,
