@@ -3,13 +3,13 @@
  * contiguous t). See cpu_colmajor.h for the preconditions.
  *
  * Why another form of the wide-tile kernel (cpu_colmajor_avx2.c): that one
- * reads a tile of 32 rows down all N columns, 64 bytes every S elements,
- * and such reads ran at about 10 GB/s on one core whatever the prefetch
- * (docs/performance.md). Here a tile is every row of the caller's range
- * (up to MAX_TILE_ROWS, and h's tile within TILE_H_BYTES), so each column's
- * segment is the whole range and a block of columns is one run of memory
- * when S = B: pass 1 reads x and the residual along memory, block after
- * block. Per block (one 64-byte line of output per row: 32 16-bit or 16
+ * reads a tile of rows (32 bfloat16 rows at N = 4096) down all N columns,
+ * 64 bytes every S elements, and such reads ran at about 10 GB/s on one
+ * core whatever the prefetch (docs/performance.md). Here a tile is every row of
+ * the caller's range (up to MAX_TILE_ROWS, and h's tile within TILE_H_BYTES),
+ * so each column's segment is the whole range and a block of columns is one run
+ * of memory when S = B: pass 1 reads x and the residual along memory, block
+ * after block. Per block (one 64-byte line of output per row: 32 16-bit or 16
  * float32 columns) and unit (32 16-bit or 16 float32 rows, a masked load
  * per column, so a range of any size reads nothing outside it):
  *   h = x + residual, rounded to the dtype (x itself for rms_norm_rows);
