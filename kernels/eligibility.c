@@ -225,7 +225,7 @@ static rowops_choice choose(const rowops_call *call, int want)
                           (long long)narrow);
         /* The fused op in 16 bits, and in float32 to S = 32: the tiles
          * of the whole range read along memory (docs/dispatch.md: paired,
-         * Zen 5, at or above the AVX2 tiles there, by up to 0.2 of the
+         * Zen 4, at or above the AVX2 tiles there, by up to 0.2 of the
          * contiguous call; float32 beyond and rms_norm_rows mixed or
          * behind, so they keep the AVX2 tiles). */
         if (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&

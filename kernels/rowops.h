@@ -200,7 +200,7 @@ void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
 int rowops_colmajor_narrow_ok(const rowops_call *call);
 /* The eligibility function picks the AVX-512 wide tiles for the fused op
  * in float16 and bfloat16 beyond the short columns, and in float32 up to
- * S = 32: measured (Zen 5, 2 threads, N = 4096, paired against the AVX2
+ * S = 32: measured (Zen 4, 2 threads, N = 4096, paired against the AVX2
  * tiles in four runs) float32 B = 18-32 0.60-0.86 against 0.48-0.71, but
  * B = 33-192 behind (B = 48 and 64: 0.35-0.44 against 0.59-0.79), a loss
  * not yet explained (bfloat16 at the same row stride does not show it). */
