@@ -200,11 +200,14 @@ void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
 int rowops_colmajor_narrow_ok(const rowops_call *call);
 /* The eligibility function picks the AVX-512 wide tiles for the fused op
  * in float16 and bfloat16 beyond the short columns, and in float32 up to
- * S = 32: measured (Zen 4, 2 threads, N = 4096, paired against the AVX2
- * tiles in four runs) float32 B = 18-32 0.60-0.86 against 0.48-0.71, but
- * B = 33-192 behind (B = 48 and 64: 0.35-0.44 against 0.59-0.79), a loss
- * not yet explained (bfloat16 at the same row stride does not show it). */
+ * S = 32 and from S = 384: measured (Zen 4, 2 threads, N = 4096, paired
+ * against the AVX2 tiles, four runs) float32 B = 18-32 0.60-0.86 against
+ * 0.48-0.71 and B = 405 0.36-0.51 against 0.29-0.34 (from B = 925 ahead
+ * or level), but B = 33-192 behind (B = 48 and 64: 0.35-0.44 against
+ * 0.59-0.79) and B = 256 mixed: a loss not yet explained (bfloat16 at the
+ * same row stride does not show it). */
 #define ROWOPS_COLMAJOR_AVX512_MAX_F32 32
+#define ROWOPS_COLMAJOR_AVX512_FROM_F32 384
 
 /* The CUDA kernels (kernels/cuda/), defined only when the library is built
  * with CUDA (ROWOPS_HAVE_CUDA). Each launches on `stream` (a cudaStream_t)

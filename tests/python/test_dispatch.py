@@ -20,21 +20,23 @@ HAS_512 = FAST == "cpu_fast_avx512"
 COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
 # kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_F32, _NARROW_MAX
 NARROW_PICK = {torch.float32: 12, torch.float16: 16, torch.bfloat16: 16}
-AVX512_MAX_F32 = 32  # kernels/rowops.h: ROWOPS_COLMAJOR_AVX512_MAX_F32
+# kernels/rowops.h: ROWOPS_COLMAJOR_AVX512_MAX_F32, _FROM_F32
+AVX512_MAX_F32, AVX512_FROM_F32 = 32, 384
 
 
 def colmajor(dtype, column_stride, op="fused_add_rms_norm"):
     """The kernel of transposed (column-major) rows: the short-column one
     (AVX-512) for columns up to 12 float32 or 16 16-bit elements apart,
     else the AVX-512 wide tiles for the fused op in 16 bits and in float32
-    to 32 apart, and the AVX2 wide-tile one for the rest; strided without
-    AVX2+FMA+F16C."""
+    to 32 and from 384 apart, and the AVX2 wide-tile one for the rest;
+    strided without AVX2+FMA+F16C."""
     if not HAS_FAST_CPU:
         return "cpu_strided"
     if HAS_512 and column_stride <= NARROW_PICK[dtype]:
         return "cpu_colmajor_narrow"
     if (HAS_512 and op == "fused_add_rms_norm"
-            and (dtype != torch.float32 or column_stride <= AVX512_MAX_F32)):
+            and (dtype != torch.float32 or column_stride <= AVX512_MAX_F32
+                 or column_stride >= AVX512_FROM_F32)):
         return "cpu_colmajor_avx512"
     return "cpu_colmajor_avx2"
 
@@ -117,7 +119,7 @@ def _boundary_cases():
                       fused(values(64, 7, dtype=dt)[:, :4].t(),
                             residual=values(64, 7, dtype=dt)[:, 1:5].t()),
                       colmajor(dt, 7), COLMAJOR_WHY))
-        for cols in (12, 13, 16, 17, 32, 33):
+        for cols in (12, 13, 16, 17, 32, 33, 383, 384):
             cases.append((f"x and residual transposed, {cols} columns {name}",
                           fused(values(64, cols, dtype=dt).t(),
                                 residual=values(64, cols, dtype=dt).t()),
