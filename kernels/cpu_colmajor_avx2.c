@@ -434,15 +434,13 @@ ALWAYS_INLINE void tile(const cm_ctx *k, int64_t t0, int rows, int64_t wlo,
         pass1(k, t0, rows, hp, sums, 1, dt);
     else
         pass1(k, t0, rows, op, sums, 0, dt);
-    const rowops_tensor *rt = &c->rstd;
     for (int i = 0; i < rows; ++i) {
         if (!op[i])
             continue;
-        float *at =
-            (float *)rt->data +
-            rowops_index_offset(rt->sizes, rt->strides, rt->rank, t0 + i);
         colmajor_row_out(k->fused ? hp[i] : op[i], k->w, k->w_f32, op[i], k->n,
-                         sums[i], k->eps, at, dt, k->nt_o, k->w_nan);
+                         sums[i], k->eps,
+                         rowops_tensor_index_ptr(&c->rstd, t0 + i), dt, k->nt_o,
+                         k->w_nan);
     }
 }
 

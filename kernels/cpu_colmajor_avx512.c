@@ -339,7 +339,6 @@ void rowops_cpu_colmajor_avx512(const rowops_call *c, int64_t row_begin,
     max_rows = max_rows / unit * unit;
     if (max_rows < unit)
         max_rows = unit;
-    const rowops_tensor *rt = &c->rstd;
     float sums[MAX_TILE_ROWS];
     for (int64_t t0 = row_begin; t0 < row_end; t0 += max_rows) {
         const int rows =
@@ -347,12 +346,11 @@ void rowops_cpu_colmajor_avx512(const rowops_call *c, int64_t row_begin,
         pass1_dt(&k, t0, rows, sums);
         for (int i = 0; i < rows; ++i) {
             const int64_t row = t0 + i;
-            float *at =
-                (float *)rt->data +
-                rowops_index_offset(rt->sizes, rt->strides, rt->rank, row);
             colmajor_row_out(rowops_tensor_row_ptr(k.ht, row), w, w_f32,
                              rowops_tensor_row_ptr(&c->out, row), k.n, sums[i],
-                             (float)c->eps, at, dt, nt_o, w_nan);
+                             (float)c->eps,
+                             rowops_tensor_index_ptr(&c->rstd, row), dt, nt_o,
+                             w_nan);
         }
     }
     if (nt_o)

@@ -333,12 +333,10 @@ void rowops_cpu_colmajor_narrow(const rowops_call *c, int64_t row_begin,
     const int w_f32 = fused && c->weight.dtype == ROWOPS_F32;
     const int w_nan = w_f32 && dt == ROWOPS_BF16 &&
                       colmajor_weight_nan((const float *)w, g.n);
-    const rowops_tensor *rt = &c->rstd;
     for (int i = 0; i < g.k; ++i) {
         const int64_t row = row_begin + i;
         const float rstd = colmajor_rstd((float)g.tot[i], g.n, (float)c->eps);
-        ((float *)rt->data)[rowops_index_offset(rt->sizes, rt->strides,
-                                                rt->rank, row)] = rstd;
+        *(float *)rowops_tensor_index_ptr(&c->rstd, row) = rstd;
         pass2(g.h[i], w, w_f32, rowops_tensor_row_ptr(&c->out, row), g.n, rstd,
               dt, w_nan);
     }

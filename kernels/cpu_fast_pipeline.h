@@ -153,9 +153,7 @@ static void row_pointers(const rowops_call *c, int64_t row, row_ptrs *p)
     p->r = fused ? rowops_tensor_row_ptr(&c->residual, row) : NULL;
     p->h = fused ? rowops_tensor_row_ptr(&c->residual_out, row) : NULL;
     p->out = rowops_tensor_row_ptr(&c->out, row);
-    p->rstd =
-        (float *)c->rstd.data +
-        rowops_index_offset(c->rstd.sizes, c->rstd.strides, c->rstd.rank, row);
+    p->rstd = rowops_tensor_index_ptr(&c->rstd, row);
 }
 
 /* Where pass 2 of row j starts (in elements; it wraps around the row)

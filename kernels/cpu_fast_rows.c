@@ -12,9 +12,7 @@ void rowops_cpu_fast_rows(const rowops_call *c, int64_t row_begin,
                                       : c->x.dtype == ROWOPS_BF16 ? fns->bf16
                                                                   : fns->f32;
     for (int64_t row = row_begin; row < row_end; ++row) {
-        float *rstd = (float *)c->rstd.data +
-                      rowops_index_offset(c->rstd.sizes, c->rstd.strides,
-                                          c->rstd.rank, row);
+        float *rstd = rowops_tensor_index_ptr(&c->rstd, row);
         row_fn(rowops_tensor_row_ptr(&c->x, row),
                fused ? rowops_tensor_row_ptr(&c->residual, row) : NULL, w,
                w_f32, rowops_tensor_row_ptr(&c->out, row),

@@ -52,3 +52,10 @@ void *rowops_tensor_row_ptr(const rowops_tensor *t, int64_t row)
     return (char *)t->data + rowops_tensor_row_offset(t, row) *
                                  (int64_t)rowops_dtype_size(t->dtype);
 }
+
+void *rowops_tensor_index_ptr(const rowops_tensor *t, int64_t index)
+{
+    return (char *)t->data +
+           rowops_index_offset(t->sizes, t->strides, t->rank, index) *
+               (int64_t)rowops_dtype_size(t->dtype);
+}

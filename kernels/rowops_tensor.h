@@ -58,6 +58,10 @@ void *rowops_tensor_row_ptr(const rowops_tensor *t, int64_t row);
 int64_t rowops_index_offset(const int64_t *sizes, const int64_t *strides,
                             int ndim, int64_t index);
 
+/* Address of t's element at linear index `index` over all its dimensions
+ * (a row's rstd: rstd has the leading dimensions of x). */
+void *rowops_tensor_index_ptr(const rowops_tensor *t, int64_t index);
+
 #ifdef __cplusplus
 }
 #endif
