@@ -181,6 +181,7 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
     /* the next block's same load: a block ahead is the whole range's
      * columns ahead, along memory when S = B */
     const int64_t ahead = (int64_t)cb * cs;
+    const int64_t hs = k->ht->strides[0] * es; /* h's row stride, bytes */
     __m512 chunk[MAX_UNITS];
     __m512d tot[2 * MAX_UNITS];
     for (int a = 0; a < nacc; ++a) {
@@ -195,7 +196,6 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
             const __mmask32 m = mine == 32 ? 0xffffffffu : (1u << mine) - 1u;
             char *dst =
                 (char *)rowops_tensor_row_ptr(k->ht, t0 + u * unit) + j * es;
-            const int64_t hs = k->ht->strides[0] * es;
             const int64_t uoff = (int64_t)u * 64;
             if (is16) {
                 __m512i v[32];
@@ -268,12 +268,9 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
     /* the totals in float (a sum beyond its range: the contract's Inf),
      * bfloat16's lanes back in row order */
     for (int a = 0; a < nacc; ++a) {
-        _Alignas(64) float t[16];
-        _mm512_store_ps(
-            t, _mm512_castpd_ps(_mm512_insertf64x4(
-                   _mm512_castps_pd(
-                       _mm512_castps256_ps512(_mm512_cvtpd_ps(tot[2 * a]))),
-                   _mm256_castps_pd(_mm512_cvtpd_ps(tot[2 * a + 1])), 1)));
+        _Alignas(32) float t[16];
+        _mm256_store_ps(t, _mm512_cvtpd_ps(tot[2 * a]));
+        _mm256_store_ps(t + 8, _mm512_cvtpd_ps(tot[2 * a + 1]));
         for (int i = 0; i < 16; ++i) {
             /* bfloat16: chunk 2u holds rows 8k + (i % 4) of unit u, chunk
              * 2u + 1 rows 8k + 4 + (i % 4), k = i / 4 */
