@@ -20,15 +20,19 @@
  * in place by pass 2). Pass 2 runs row-major over the tile: out = h * rstd
  * (* weight), reading h back.
  *
- * Tile size: for calls that fit in cache R * N * size stays within
- * TILE_BYTES, so pass 2 reads h from L2 (R shrinks to one unit for wide N).
- * Large calls (STREAM_MIN_BYTES) use R = SEGMENT_BYTES / size instead: the
- * column segments read from memory are long enough for DRAM and the
- * prefetcher, and h's and out's whole lines are written with streaming
- * stores (no read for ownership; h is read back from memory, which costs
- * what the read for ownership would) when the rows share an alignment.
- * Whole-line writes also keep power-of-two row strides (all of a tile's
- * rows in one L1 set) from evicting half-written lines.
+ * Tile size: R = SEGMENT_BYTES / size, so the column segments read from
+ * memory are long enough for DRAM and the prefetcher, and h's whole lines
+ * are written with streaming stores when the rows share an alignment: no
+ * read for ownership, a line per row scattered over R rows that no
+ * prefetcher follows (h is read back from memory, which costs what the
+ * read for ownership would). Whole-line writes also keep power-of-two row
+ * strides (all of a tile's rows in one L1 set) from evicting half-written
+ * lines. An earlier form kept h in L2 for calls that fit in cache (R * N *
+ * size within 256 KiB) with ordinary stores: with the outputs cold, as
+ * in a model (the weights between two norms stream through the LLC), it
+ * ran at 0.39-0.55 of this form's speed at B = 101-405 (docs/performance.md).
+ * out is streamed for large calls (STREAM_MIN_BYTES); below that it stays
+ * in cache for the op that reads it next.
  *
  * Each column's square is added to a per-block partial sum, blocks to a
  * per-chunk sum (CHUNK_BLOCKS), chunks to the total in double (as
@@ -70,13 +74,8 @@
 #ifndef PREFETCH_HINT
 #define PREFETCH_HINT _MM_HINT_T2
 #endif
-/* Calls below STREAM_MIN_BYTES per tensor read h back from cache: R * N *
- * size within TILE_BYTES. */
-#ifndef TILE_BYTES
-#define TILE_BYTES (256 * 1024)
-#endif
-/* Calls with at least this many bytes per tensor are "large": long
- * segments, and streaming stores where the alignment allows. */
+/* Calls with at least this many bytes per tensor stream out's whole lines
+ * too. */
 #ifndef STREAM_MIN_BYTES
 #define STREAM_MIN_BYTES (8 << 20)
 #endif
@@ -506,14 +505,14 @@ void rowops_cpu_colmajor_avx2(const rowops_call *c, int64_t row_begin,
               colmajor_weight_nan((const float *)k.w, k.n);
     /* h goes to residual_out (fused) or out: column blocks follow its
      * lines when its rows share an alignment, and are streamed (no read
-     * for ownership, no cache conflicts between rows) for large calls. */
+     * for ownership, no cache conflicts between rows). */
     const rowops_tensor *ht = k.fused ? &c->residual_out : &c->out;
     const int big = B * k.n * es >= STREAM_MIN_BYTES;
     k.head = -1;
     k.nt_h = 0;
     if (rows_share_alignment(ht, es)) {
         k.head = (int)to_line(ht->data, (int)es, k.n);
-        k.nt_h = big;
+        k.nt_h = 1;
     }
     k.nt_o = big && (uintptr_t)c->out.data % (uintptr_t)es == 0;
     void (*run)(const cm_ctx *, int64_t, int, int64_t, int64_t) =
@@ -521,13 +520,9 @@ void rowops_cpu_colmajor_avx2(const rowops_call *c, int64_t row_begin,
         : dt == ROWOPS_BF16 ? tile_bf16
                             : tile_f32;
 
-    /* Tile rows: a column segment of at most SEGMENT_BYTES; for calls
-     * that fit in cache, also R * N * size within TILE_BYTES (h read back
-     * from L2). Large calls read h back from memory anyway (streamed, or
-     * evicted), and long segments matter more there. */
+    /* Tile rows: a column segment of SEGMENT_BYTES (h is read back from
+     * memory, streamed). */
     int64_t fit = SEGMENT_BYTES / es;
-    if (!big && TILE_BYTES / (k.n * es) < fit)
-        fit = TILE_BYTES / (k.n * es);
     fit = fit / unit * unit;
     if (fit < unit)
         fit = unit;

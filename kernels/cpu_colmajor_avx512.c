@@ -16,9 +16,21 @@
  *   its squares summed in float lanes (lane = row);
  *   the block transposed in registers (8 x 8 within each 128-bit lane,
  *   then 4 x 4 of the lanes) and each row's line stored to h's
- *   destination (residual_out, or out for rms_norm_rows).
+ *   destination (residual_out, or out for rms_norm_rows), streamed where
+ *   it is a whole aligned line.
  * Pass 2 is the wide-tile kernel's row pass (cpu_colmajor_rows.h): out =
- * h * rstd (* w) along each row, h read back from the cache.
+ * h * rstd (* w) along each row, h read back.
+ *
+ * Why h is streamed: each block stores one line to each of the tile's
+ * rows, N * size bytes apart, and no prefetcher follows such stores, so
+ * with h's destination out of the cache (as in a model, where the weights
+ * between two norms stream through the LLC) every ordinary store waited
+ * for its line to be read first; streamed, the fused op ran 1.1-2.2x
+ * faster at B = 18-8192 (cold, docs/performance.md), though 0.5-0.8x as
+ * fast where h's destination is already in the cache (a loop over the
+ * same buffers). rms_norm_rows stages h in out, which pass 2 then scales
+ * in place: streamed, that leaves no dirty line for out's own streaming
+ * stores to write twice.
  *
  * Sums: a block's squares in a float partial per lane, CHUNK_BLOCKS blocks
  * into a chunk, chunks into the total in double, as the wide-tile kernel
@@ -31,10 +43,11 @@
 /* Rows of one tile at most: the units' sums live on the stack. */
 #define MAX_TILE_ROWS 1024
 #define MAX_UNITS (MAX_TILE_ROWS / 16)
-/* h of one tile at most this many bytes: pass 2 reads it back from the
- * last-level cache (both threads' tiles together well inside 32 MiB). */
+/* h of one tile at most this many bytes: the longer the tile, the longer
+ * the runs of each column pass 1 reads (8 MiB against 4: B = 925-8192 up
+ * to 1.2x faster on one thread, level on two). */
 #ifndef TILE_H_BYTES
-#define TILE_H_BYTES (4 << 20)
+#define TILE_H_BYTES (8 << 20)
 #endif
 /* Calls with at least this many bytes per tensor stream out's lines (as
  * the wide-tile kernel). */
@@ -49,6 +62,19 @@ typedef struct tile_ctx {
     int64_t n;
     const rowops_tensor *ht; /* h's destination */
 } tile_ctx;
+
+/* One row's line of a block to h: streamed (no read of the line first)
+ * where it is whole and 64-byte aligned, masked otherwise. */
+ALWAYS_INLINE void store_line(char *p, __m512i v, __mmask32 cols16,
+                              __mmask16 cols32, int whole, int is16)
+{
+    if (whole && ((uintptr_t)p & 63) == 0)
+        _mm512_stream_si512((__m512i *)p, v);
+    else if (is16)
+        _mm512_mask_storeu_epi16(p, cols16, v);
+    else
+        _mm512_mask_storeu_epi32(p, cols32, v);
+}
 
 /* ---- 16-bit elements ---------------------------------------------------- */
 
@@ -223,8 +249,8 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
                     transpose_lanes(v[q], v[8 + q], v[16 + q], v[24 + q], line);
                     for (int l = 0; l < 4; ++l)
                         if (8 * l + q < mine)
-                            _mm512_mask_storeu_epi16(dst + (8 * l + q) * hs,
-                                                     cols, line[l]);
+                            store_line(dst + (8 * l + q) * hs, line[l], cols, 0,
+                                       nq == 32, 1);
                 }
             } else {
                 __m512 v[16];
@@ -257,8 +283,8 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
                                     _mm512_castps_si512(v[12 + q]), line);
                     for (int l = 0; l < 4; ++l)
                         if (4 * l + q < mine)
-                            _mm512_mask_storeu_epi32(dst + (4 * l + q) * hs,
-                                                     (__mmask16)cols, line[l]);
+                            store_line(dst + (4 * l + q) * hs, line[l], 0,
+                                       (__mmask16)cols, nq == 16, 0);
                 }
             }
         }
@@ -318,10 +344,13 @@ void rowops_cpu_colmajor_avx512(const rowops_call *c, int64_t row_begin,
     const int w_f32 = fused && c->weight.dtype == ROWOPS_F32;
     const int w_nan = w_f32 && dt == ROWOPS_BF16 &&
                       colmajor_weight_nan((const float *)w, k.n);
-    /* out streamed for large fused calls only: rms_norm_rows scales h in
-     * place, and streaming over lines pass 1 left dirty in the cache would
-     * write each line to memory twice (the dirty copy, then the stream) */
-    const int nt_o = fused && B * k.n * es >= STREAM_MIN_BYTES &&
+    /* out streamed for large calls; for rms_norm_rows (h scaled in place)
+     * only where pass 1 streamed h: streaming over lines it left dirty in
+     * the cache would write each to memory twice (the dirty copy, then the
+     * stream) */
+    const int h_lines =
+        (uintptr_t)k.ht->data % 64 == 0 && (k.ht->strides[0] * es) % 64 == 0;
+    const int nt_o = (fused || h_lines) && B * k.n * es >= STREAM_MIN_BYTES &&
                      (uintptr_t)c->out.data % (uintptr_t)es == 0;
     void (*pass1_dt)(const tile_ctx *, int64_t, int, float *) =
         dt == ROWOPS_F16    ? pass1_f16
@@ -350,6 +379,5 @@ void rowops_cpu_colmajor_avx512(const rowops_call *c, int64_t row_begin,
                              w_nan);
         }
     }
-    if (nt_o)
-        _mm_sfence(); /* streamed lines visible before the caller goes on */
+    _mm_sfence(); /* streamed lines visible before the caller goes on */
 }

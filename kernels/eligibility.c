@@ -223,15 +223,17 @@ static rowops_choice choose(const rowops_call *call, int want)
                           "row-major outputs",
                           rowops_dtype_name(dt), (long long)call->x.strides[1],
                           (long long)narrow);
-        /* The fused op in 16 bits, and in float32 to S = 32 and from S =
-         * 384: the tiles of the whole range read along memory
-         * (docs/dispatch.md: paired, Zen 4, at or above the AVX2 tiles
-         * there, by up to 0.2 of the contiguous call; float32 between and
-         * rms_norm_rows mixed or behind, so they keep the AVX2 tiles). */
+        /* The tiles of the whole range read along memory, but for the
+         * fused op at mid strides (16 bits S = 128-767, float32 S =
+         * 33-383), where the AVX2 tiles' 512-byte segments ran ahead
+         * (kernels/rowops.h, docs/dispatch.md: paired, Zen 4). */
         const int64_t s = call->x.strides[1];
-        if (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
-            (dt != ROWOPS_F32 || s <= ROWOPS_COLMAJOR_AVX512_MAX_F32 ||
-             s >= ROWOPS_COLMAJOR_AVX512_FROM_F32) &&
+        const int mid = dt == ROWOPS_F32
+                            ? s > ROWOPS_COLMAJOR_AVX512_MAX_F32 &&
+                                  s < ROWOPS_COLMAJOR_AVX512_FROM_F32
+                            : s > ROWOPS_COLMAJOR_AVX512_MAX_16 &&
+                                  s < ROWOPS_COLMAJOR_AVX512_FROM_16;
+        if ((call->op != ROWOPS_OP_FUSED_ADD_RMS_NORM || !mid) &&
             (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
                 ROWOPS_CPU_FAST512_FEATURES)
             return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX512,

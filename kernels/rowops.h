@@ -198,16 +198,18 @@ void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
  * ROWOPS_COLMAJOR_NARROW_MAX apart (cpu_colmajor_narrow's precondition
  * beyond the column-major ones; kernels/eligibility.c). */
 int rowops_colmajor_narrow_ok(const rowops_call *call);
-/* The eligibility function picks the AVX-512 wide tiles for the fused op
- * in float16 and bfloat16 beyond the short columns, and in float32 up to
- * S = 32 and from S = 384: measured (Zen 4, 2 threads, N = 4096, paired
- * against the AVX2 tiles, four runs) float32 B = 18-32 0.60-0.86 against
- * 0.48-0.71 and B = 405 0.36-0.51 against 0.29-0.34 (from B = 925 ahead
- * or level), but B = 33-192 behind (B = 48 and 64: 0.35-0.44 against
- * 0.59-0.79) and B = 256 mixed: a loss not yet explained (bfloat16 at the
- * same row stride does not show it). */
+/* The eligibility function picks the AVX-512 wide tiles beyond the short
+ * columns for rms_norm_rows, and for the fused op in float16 and bfloat16
+ * up to S = 127 and from S = 768, in float32 up to S = 32 and from S = 384;
+ * the AVX2 tiles between. Measured (Zen 4, N = 4096, cold, paired against
+ * each other in rounds, 1 and 2 threads; docs/dispatch.md): with both
+ * kernels streaming h, the AVX2 tiles' segments of 512 bytes ran 1.04-1.43x
+ * faster at bfloat16 B = 128-640 and 1.1-1.4x at float32 B = 41-204,
+ * behind elsewhere (bfloat16 B = 101 by 5-8 %, B = 925 by 1.2-1.5x). */
 #define ROWOPS_COLMAJOR_AVX512_MAX_F32 32
 #define ROWOPS_COLMAJOR_AVX512_FROM_F32 384
+#define ROWOPS_COLMAJOR_AVX512_MAX_16 127
+#define ROWOPS_COLMAJOR_AVX512_FROM_16 768
 
 /* The CUDA kernels (kernels/cuda/), defined only when the library is built
  * with CUDA (ROWOPS_HAVE_CUDA). Each launches on `stream` (a cudaStream_t)

@@ -20,23 +20,25 @@ HAS_512 = FAST == "cpu_fast_avx512"
 COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
 # kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_F32, _NARROW_MAX
 NARROW_PICK = {torch.float32: 12, torch.float16: 16, torch.bfloat16: 16}
-# kernels/rowops.h: ROWOPS_COLMAJOR_AVX512_MAX_F32, _FROM_F32
-AVX512_MAX_F32, AVX512_FROM_F32 = 32, 384
+# kernels/rowops.h: ROWOPS_COLMAJOR_AVX512_MAX_F32, _FROM_F32, _MAX_16,
+# _FROM_16: the fused op's strides that go to the AVX2 tiles
+AVX2_MID = {torch.float32: (33, 383), torch.float16: (128, 767),
+            torch.bfloat16: (128, 767)}
 
 
 def colmajor(dtype, column_stride, op="fused_add_rms_norm"):
     """The kernel of transposed (column-major) rows: the short-column one
     (AVX-512) for columns up to 12 float32 or 16 16-bit elements apart,
-    else the AVX-512 wide tiles for the fused op in 16 bits and in float32
-    to 32 and from 384 apart, and the AVX2 wide-tile one for the rest;
-    strided without AVX2+FMA+F16C."""
+    else the AVX-512 wide tiles, but the AVX2 wide-tile one for the fused
+    op at mid strides (float32 33-383, 16 bits 128-767) and without
+    AVX-512; strided without AVX2+FMA+F16C."""
     if not HAS_FAST_CPU:
         return "cpu_strided"
     if HAS_512 and column_stride <= NARROW_PICK[dtype]:
         return "cpu_colmajor_narrow"
-    if (HAS_512 and op == "fused_add_rms_norm"
-            and (dtype != torch.float32 or column_stride <= AVX512_MAX_F32
-                 or column_stride >= AVX512_FROM_F32)):
+    lo, hi = AVX2_MID[dtype]
+    if HAS_512 and (op != "fused_add_rms_norm"
+                    or not lo <= column_stride <= hi):
         return "cpu_colmajor_avx512"
     return "cpu_colmajor_avx2"
 
@@ -119,7 +121,7 @@ def _boundary_cases():
                       fused(values(64, 7, dtype=dt)[:, :4].t(),
                             residual=values(64, 7, dtype=dt)[:, 1:5].t()),
                       colmajor(dt, 7), COLMAJOR_WHY))
-        for cols in (12, 13, 16, 17, 32, 33, 383, 384):
+        for cols in (12, 13, 16, 17, 32, 33, 127, 128, 383, 384, 767, 768):
             cases.append((f"x and residual transposed, {cols} columns {name}",
                           fused(values(64, cols, dtype=dt).t(),
                                 residual=values(64, cols, dtype=dt).t()),
@@ -144,6 +146,11 @@ def _boundary_cases():
     cases.append(("rms_norm_rows transposed, 17 columns bfloat16", s,
                   colmajor(torch.bfloat16, 17, "rms_norm_rows"),
                   COLMAJOR_WHY))
+    for dt, cols in ((torch.bfloat16, 200), (torch.float32, 64)):
+        name = f"rms_norm_rows transposed, {cols} columns {str(dt)[6:]}"
+        s = Sample(name, "rms_norm_rows", values(64, cols, dtype=dt).t())
+        cases.append((name, s, colmajor(dt, cols, "rms_norm_rows"),
+                      COLMAJOR_WHY))
     cases.append(("residual transposed",
                   fused(x, residual=values(64, 4).t()), "cpu_strided",
                   "residual has last-dimension stride 4"))
