@@ -223,19 +223,19 @@ static rowops_choice choose(const rowops_call *call, int want)
                           "row-major outputs",
                           rowops_dtype_name(dt), (long long)call->x.strides[1],
                           (long long)narrow);
-        /* The tiles of the whole range read along memory, but for the
-         * fused op at mid strides (16 bits S = 128-767, float32 S =
-         * 33-383), where the AVX2 tiles' 512-byte segments ran ahead
+        /* The tiles of the whole range read along memory, but at mid
+         * strides (float32 S = 33-383, and the fused op in 16 bits S =
+         * 128-767), where the AVX2 tiles' 512-byte segments ran ahead
          * (kernels/rowops.h, docs/dispatch.md: paired, Zen 4). */
         const int64_t s = call->x.strides[1];
         const int mid = dt == ROWOPS_F32
                             ? s > ROWOPS_COLMAJOR_AVX512_MAX_F32 &&
                                   s < ROWOPS_COLMAJOR_AVX512_FROM_F32
-                            : s > ROWOPS_COLMAJOR_AVX512_MAX_16 &&
+                            : call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
+                                  s > ROWOPS_COLMAJOR_AVX512_MAX_16 &&
                                   s < ROWOPS_COLMAJOR_AVX512_FROM_16;
-        if ((call->op != ROWOPS_OP_FUSED_ADD_RMS_NORM || !mid) &&
-            (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
-                ROWOPS_CPU_FAST512_FEATURES)
+        if (!mid && (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
+                        ROWOPS_CPU_FAST512_FEATURES)
             return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX512,
                           "CPU column-major (AVX-512): %s rows at unit "
                           "stride, columns %lld apart, row-major outputs, "

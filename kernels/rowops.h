@@ -199,13 +199,15 @@ void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
  * beyond the column-major ones; kernels/eligibility.c). */
 int rowops_colmajor_narrow_ok(const rowops_call *call);
 /* The eligibility function picks the AVX-512 wide tiles beyond the short
- * columns for rms_norm_rows, and for the fused op in float16 and bfloat16
- * up to S = 127 and from S = 768, in float32 up to S = 32 and from S = 384;
- * the AVX2 tiles between. Measured (Zen 4, N = 4096, cold, paired against
- * each other in rounds, 1 and 2 threads; docs/dispatch.md): with both
- * kernels streaming h, the AVX2 tiles' segments of 512 bytes ran 1.04-1.43x
- * faster at bfloat16 B = 128-640 and 1.1-1.4x at float32 B = 41-204,
- * behind elsewhere (bfloat16 B = 101 by 5-8 %, B = 925 by 1.2-1.5x). */
+ * columns but at mid strides, where it picks the AVX2 tiles: float32 S =
+ * 33-383 (both ops), and the fused op in float16 and bfloat16 S = 128-767.
+ * Measured (Zen 4, N = 4096, cold, paired against each other in rounds, 1
+ * and 2 threads; docs/dispatch.md): with both kernels streaming h, the
+ * AVX2 tiles' segments of 512 bytes ran 1.04-1.43x faster at fused
+ * bfloat16 B = 128-640 and about 1.1-1.4x at float32 B = 41-204 (fused;
+ * rms_norm_rows at B = 41-101 in one run, level in another), behind
+ * elsewhere (fused bfloat16 B = 101 by 5-8 %, B = 925 by 1.2-1.5x;
+ * rms_norm_rows bfloat16 at most B). */
 #define ROWOPS_COLMAJOR_AVX512_MAX_F32 32
 #define ROWOPS_COLMAJOR_AVX512_FROM_F32 384
 #define ROWOPS_COLMAJOR_AVX512_MAX_16 127

@@ -21,7 +21,7 @@ COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
 # kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_F32, _NARROW_MAX
 NARROW_PICK = {torch.float32: 12, torch.float16: 16, torch.bfloat16: 16}
 # kernels/rowops.h: ROWOPS_COLMAJOR_AVX512_MAX_F32, _FROM_F32, _MAX_16,
-# _FROM_16: the fused op's strides that go to the AVX2 tiles
+# _FROM_16: the strides that go to the AVX2 tiles (16 bits: the fused op)
 AVX2_MID = {torch.float32: (33, 383), torch.float16: (128, 767),
             torch.bfloat16: (128, 767)}
 
@@ -29,16 +29,17 @@ AVX2_MID = {torch.float32: (33, 383), torch.float16: (128, 767),
 def colmajor(dtype, column_stride, op="fused_add_rms_norm"):
     """The kernel of transposed (column-major) rows: the short-column one
     (AVX-512) for columns up to 12 float32 or 16 16-bit elements apart,
-    else the AVX-512 wide tiles, but the AVX2 wide-tile one for the fused
-    op at mid strides (float32 33-383, 16 bits 128-767) and without
+    else the AVX-512 wide tiles, but the AVX2 wide-tile one at mid
+    strides (float32 33-383; the fused op in 16 bits 128-767) and without
     AVX-512; strided without AVX2+FMA+F16C."""
     if not HAS_FAST_CPU:
         return "cpu_strided"
     if HAS_512 and column_stride <= NARROW_PICK[dtype]:
         return "cpu_colmajor_narrow"
     lo, hi = AVX2_MID[dtype]
-    if HAS_512 and (op != "fused_add_rms_norm"
-                    or not lo <= column_stride <= hi):
+    mid = lo <= column_stride <= hi and (dtype == torch.float32
+                                         or op == "fused_add_rms_norm")
+    if HAS_512 and not mid:
         return "cpu_colmajor_avx512"
     return "cpu_colmajor_avx2"
 
@@ -146,7 +147,8 @@ def _boundary_cases():
     cases.append(("rms_norm_rows transposed, 17 columns bfloat16", s,
                   colmajor(torch.bfloat16, 17, "rms_norm_rows"),
                   COLMAJOR_WHY))
-    for dt, cols in ((torch.bfloat16, 200), (torch.float32, 64)):
+    for dt, cols in ((torch.bfloat16, 200), (torch.float32, 32),
+                     (torch.float32, 64), (torch.float32, 384)):
         name = f"rms_norm_rows transposed, {cols} columns {str(dt)[6:]}"
         s = Sample(name, "rms_norm_rows", values(64, cols, dtype=dt).t())
         cases.append((name, s, colmajor(dt, cols, "rms_norm_rows"),
