@@ -25,12 +25,12 @@
  * rows, N * size bytes apart, and no prefetcher follows such stores, so
  * with h's destination out of the cache (as in a model, where the weights
  * between two norms stream through the LLC) every ordinary store waited
- * for its line to be read first; streamed, the fused op ran 1.1-2.2x
- * faster at B = 18-8192 (cold, docs/performance.md), though 0.5-0.8x as
- * fast where h's destination is already in the cache (a loop over the
- * same buffers). rms_norm_rows stages h in out, which pass 2 then scales
- * in place: streamed, that leaves no dirty line for out's own streaming
- * stores to write twice.
+ * for its line to be read first; streamed, the fused op ran 1.0-2.2x as
+ * fast at B = 18-8192 (cold, docs/performance.md; one thread float32 B =
+ * 1215 0.87x), though 0.46-0.81x as fast at B = 18-405 where h's
+ * destination is already in the cache (a loop over the same buffers).
+ * rms_norm_rows stages h in out, which pass 2 then scales in place: streamed,
+ * that leaves no dirty line for out's own streaming stores to write twice.
  *
  * Sums: a block's squares in a float partial per lane, CHUNK_BLOCKS blocks
  * into a chunk, chunks into the total in double, as the wide-tile kernel

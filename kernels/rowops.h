@@ -204,7 +204,7 @@ int rowops_colmajor_narrow_ok(const rowops_call *call);
  * Measured (Zen 4, N = 4096, cold, paired against each other in rounds, 1
  * and 2 threads; docs/dispatch.md): with both kernels streaming h, the
  * AVX2 tiles' segments of 512 bytes ran 1.04-1.43x faster at fused
- * bfloat16 B = 128-640 and about 1.1-1.4x at float32 B = 41-204 (fused;
+ * bfloat16 B = 128-640 and 1.0-1.3x at float32 B = 41-204 (fused;
  * rms_norm_rows at B = 41-101 in one run, level in another), behind
  * elsewhere (fused bfloat16 B = 101 by 5-8 %, B = 925 by 1.2-1.5x;
  * rms_norm_rows bfloat16 at most B). */

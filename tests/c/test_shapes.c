@@ -240,9 +240,9 @@ static void test_committed(const char *src)
         files++;
     }
     closedir(d);
-    /* 6 models x 2 traces + edges + bandwidth + transposed-decode and
-     * transposed-rows */
-    C_CHECK(files == 16);
+    /* 6 models x 2 traces + edges + bandwidth + transposed-decode,
+     * transposed-rows and size-classes */
+    C_CHECK(files == 17);
 }
 
 /* edges.csv follows the one-pass limit of kernels/rowops.h: N at the limit
