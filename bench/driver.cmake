@@ -12,11 +12,15 @@ if(ROWOPS_WITH_TORCH)
   target_include_directories(opcost_bridge PUBLIC bench/bridge
     PRIVATE ops)
   target_link_libraries(opcost_bridge PUBLIC rowops_kernels
-    PRIVATE rowops_torch ${TORCH_LIBRARIES} OpenMP::OpenMP_CXX)
+    PRIVATE ${OPCOST_SHARED_LIBSTDCXX} rowops_torch ${TORCH_LIBRARIES}
+    OpenMP::OpenMP_CXX)
   if(ROWOPS_HAVE_CUDA)
     target_link_libraries(opcost_bridge PRIVATE rowops_cuda_kernels)
   endif()
   target_compile_options(opcost_bridge PRIVATE ${OPCOST_WARNINGS})
+  add_test(NAME test_shared_libstdcxx_bridge
+    COMMAND ${CMAKE_SOURCE_DIR}/scripts/check-shared-libstdcxx.sh
+    $<TARGET_FILE:opcost_bridge>)
 
   # The embedded interpreter: the environment's Python (the one torch is
   # installed in), so the Python paths import the same torch.
@@ -59,7 +63,7 @@ if(ROWOPS_WITH_TORCH)
   # Each path's verification (and that a wrong output is caught), the
   # attribution, and a --quick run whose CSV passes the schema check.
   foreach(t test_paths test_framework_paths test_compare
-      test_attribution_paths test_journal)
+      test_attribution_paths test_journal test_point_rows)
     add_executable(${t} tests/c/${t}.c tests/c/c_samples.c
       tests/c/c_tempdir.c)
     target_link_libraries(${t} PRIVATE opcost_bench)

@@ -11,6 +11,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <atomic>
 #include <torch/library.h>
 
 namespace rowops
@@ -52,7 +53,12 @@ at::Tensor run_backward_cpu(const rowops_backward_call &call, int64_t rows,
     return partial;
 }
 
-thread_local rowops_impl last_backward_impl = ROWOPS_IMPL_COUNT;
+// The implementation the last backward in this process ran. Not
+// thread-local as the forward's is: the autograd engine runs a CUDA
+// tensor's backward on its own thread per device, never the caller's, so
+// a thread-local record was empty where the caller looked (gpu-check on
+// an H200, 2026-12-04).
+std::atomic<rowops_impl> last_backward_impl{ROWOPS_IMPL_COUNT};
 
 } // namespace
 
@@ -119,9 +125,8 @@ fused_add_rms_norm_backward(const at::Tensor &grad_out,
 
 std::string last_backward_dispatch()
 {
-    return last_backward_impl == ROWOPS_IMPL_COUNT
-               ? ""
-               : rowops_impl_name(last_backward_impl);
+    const rowops_impl impl = last_backward_impl.load();
+    return impl == ROWOPS_IMPL_COUNT ? "" : rowops_impl_name(impl);
 }
 
 std::string explain_backward_dispatch(const at::Tensor &h)

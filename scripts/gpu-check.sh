@@ -129,7 +129,13 @@ section_build() {
         return 1
     }
     cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" || return 1
-    echo "built $build/librowops_torch.so" > "$out/build.note"
+    # a private libstdc++ in a library torch's process loads crashes there
+    # (this machine's image did it once): the libraries built, checked
+    local libs=("$build/librowops_torch.so")
+    [[ -f $build/libopcost_bridge.so ]] && libs+=("$build/libopcost_bridge.so")
+    "$root/scripts/check-shared-libstdcxx.sh" "${libs[@]}" || return 1
+    echo "built $build/librowops_torch.so (shared libstdc++)" \
+        > "$out/build.note"
 }
 
 section_resources() {

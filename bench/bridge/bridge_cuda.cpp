@@ -42,10 +42,14 @@ cudaStream_t stream()
 }
 
 // Start and stop events of the device timer (one timed region at a time).
+// Never destroyed: at exit the CUDA runtime may unload before this
+// library's static destructors run, and a CUDAEvent's destructor then
+// throws ("driver shutting down"), which aborted opcost after it had
+// written its results (gpu-check on an H200, 2026-12-04).
 struct timer_events {
     at::cuda::CUDAEvent start{cudaEventDefault}, stop{cudaEventDefault};
 };
-std::unique_ptr<timer_events> timer;
+timer_events *timer = nullptr;
 #endif
 
 } // namespace
@@ -186,7 +190,7 @@ int rowops_bridge_cuda_timer_start(char *err, size_t err_len)
 #ifdef ROWOPS_HAVE_CUDA
     return rowops::bridge_guard(err, err_len, [&] {
         if (!timer)
-            timer = std::make_unique<timer_events>();
+            timer = new timer_events();
         timer->start.record(at::cuda::getCurrentCUDAStream());
         return 0;
     });

@@ -95,6 +95,16 @@ static double share(const opcost_result *rows, size_t n, size_t g,
     return den > 0 ? num / den : NAN;
 }
 
+/* A share as "12.3%", or "-" where none was measured (on a GPU, where
+ * CPU scopes time no kernels). */
+static void share_text(double s, char *buf, size_t len)
+{
+    if (isfinite(s))
+        snprintf(buf, len, "%5.1f%%", 100 * s);
+    else
+        snprintf(buf, len, "-");
+}
+
 /* a / b of two estimates against the same baseline, the interval their
  * half-widths combined in quadrature: conservative, as the two share the
  * baseline's samples (their errors correlate positively). */
@@ -140,10 +150,11 @@ static void mode_line(FILE *f, const opcost_result *rows, size_t n, size_t g,
         quotient(&r, &t, c, sizeof c);
     if (!rr && !rd)
         quotient(&r, &d, q, sizeof q);
-    const double s_shipped = share(rows, n, g, shipped);
-    const double s_rowops = share(rows, n, g, rowops);
-    fprintf(f, "  %-8s %5.1f%% %5.1f%%  %16s %16s %16s", mode, 100 * s_shipped,
-            100 * s_rowops, a, b, c);
+    char s_shipped[16], s_rowops[16];
+    share_text(share(rows, n, g, shipped), s_shipped, sizeof s_shipped);
+    share_text(share(rows, n, g, rowops), s_rowops, sizeof s_rowops);
+    fprintf(f, "  %-8s %6s %6s  %16s %16s %16s", mode, s_shipped, s_rowops, a,
+            b, c);
     if (!strcmp(mode, "compiled"))
         fprintf(f, " %16s %16s", e, q);
     fprintf(f, "\n");
@@ -220,10 +231,15 @@ void opcost_report_models(FILE *f, const opcost_result *rows, size_t n)
                        "shapes weighted by freq times the shipped stack's "
                        "time; the norm's share of a call as shipped and with "
                        "rowops):\n");
+        cov = NAN;
         if (weighted(rows, n, g, "model-rowops-eager", &r, &cov))
             weighted(rows, n, g, "model-rowops-compiled", &r, &cov);
-        fprintf(f, "\n%s  %s  (timed shapes: %.1f %% of the calls)\n",
-                rows[g].distribution, rows[g].dtype, 100 * cov);
+        char covered[32] = "no paired ratio";
+        if (isfinite(cov))
+            snprintf(covered, sizeof covered, "%.1f %% of the calls",
+                     100 * cov);
+        fprintf(f, "\n%s  %s  (timed shapes: %s)\n", rows[g].distribution,
+                rows[g].dtype, covered);
         fprintf(f, "  %-8s %6s %6s  %16s %16s %16s %16s %16s\n", "mode",
                 "share", "rowops", "rowops/shipped", "torch/shipped",
                 "rowops/torch", "decomp./shipped", "rowops/decomp.");

@@ -289,6 +289,19 @@ void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
         point_row_note(row, note);
         return;
     }
-    row->frac_of_peak = e.ratio * (double)row->bytes / (double)moved;
+    const double frac = e.ratio * (double)row->bytes / (double)moved;
+    if (frac / (1 + e.ci95_rel) > 1) {
+        /* the probe is no ceiling here: on an H200 the fused op's probe (two
+         * copies, two launches) read 2x the op at B = 64 */
+        char note[200];
+        snprintf(note, sizeof note,
+                 "no paired frac_of_peak: the probe ran slower than the op "
+                 "(%.2f +-%.1f%%), so something other than bandwidth bounds "
+                 "it at this size (on a GPU: its launches)",
+                 frac, 100 * e.ci95_rel);
+        point_row_note(row, note);
+        return;
+    }
+    row->frac_of_peak = frac;
     row->frac_of_peak_ci95_rel = e.ci95_rel;
 }

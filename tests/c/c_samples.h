@@ -6,6 +6,8 @@
 
 #include "rowops.h"
 
+#include <stdio.h> /* C_EXPECT prints */
+
 typedef enum c_layout {
     C_CONTIGUOUS = 0,
     C_TRANSPOSED,  /* [B,N] view of an [N,B] buffer: strides (1, B) */

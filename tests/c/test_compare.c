@@ -9,6 +9,7 @@
 #include "c_tempdir.h"
 #include "compare.h"
 #include "report.h"
+#include "report_model.h"
 #include "results_csv.h"
 #include "significance.h"
 
@@ -505,6 +506,37 @@ static void summary_freq(void)
              "freq 1e308: 150 us/call, 37500 ns/token expected:\n%s", buf);
 }
 
+/* The model section where no norm share was measured (a GPU run: CPU
+ * scopes time no kernels there): the share reads "-", never "nan%". */
+static void model_share_unmeasured(void)
+{
+    const char *paths[2] = {"model-shipped-eager", "model-rowops-eager"};
+    opcost_result r[2];
+    for (int i = 0; i < 2; ++i) {
+        opcost_result_init(&r[i]);
+        snprintf(r[i].distribution, sizeof r[i].distribution, "llama");
+        snprintf(r[i].op, sizeof r[i].op, "fused_add_rms_norm");
+        snprintf(r[i].dtype, sizeof r[i].dtype, "bfloat16");
+        snprintf(r[i].layout, sizeof r[i].layout, "contiguous");
+        snprintf(r[i].path, sizeof r[i].path, "%s", paths[i]);
+        snprintf(r[i].variant, sizeof r[i].variant, "auto");
+        snprintf(r[i].freq, sizeof r[i].freq, "1");
+        r[i].B = 64;
+        r[i].median_us = 100.0 + i;
+        r[i].status = OPCOST_STATUS_OK;
+        r[i].norm_share = NAN;
+    }
+    FILE *f = tmpfile();
+    opcost_report_models(f, r, 2);
+    rewind(f);
+    char buf[4096];
+    const size_t got = fread(buf, 1, sizeof buf - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    C_EXPECT(strstr(buf, "  eager ") && !strstr(buf, "nan"),
+             "an unmeasured share reads \"-\", not nan:\n%s", buf);
+}
+
 /* A copy of run `from` at path `name`, its rows changed by edit(rows, n)
  * (which may drop rows from the end by lowering *n), samples of dropped or
  * not-ok rows left out. */
@@ -829,6 +861,7 @@ int main(void)
     ab_broken();
     scaling();
     summary_freq();
+    model_share_unmeasured();
     paired_variants();
     return c_report("test_compare");
 }

@@ -377,6 +377,32 @@ def test_backward_dispatch_is_explained():
     assert ops._last_backward_dispatch() == "reference"
 
 
+def test_last_backward_dispatch_is_the_process_s():
+    """The autograd engine runs a CUDA tensor's backward on its own device
+    thread, never the caller's: the backward record the caller reads is
+    the process's last, whichever thread ran it (a thread-local record
+    read "" on an H200). Here: backward on one new thread, read on
+    another."""
+    import threading
+
+    import rowops
+    s = make_sample("fused_add_rms_norm", "contiguous", 4, 64,
+                    torch.float32, "cpu")
+    out, h, rstd = ops.fused_add_rms_norm(s.x, s.residual, s.weight, s.eps)
+    want = rowops.explain_dispatch("fused_add_rms_norm_backward", None,
+                                   None, None, h).impl
+    seen = []
+    run = threading.Thread(target=ops.fused_add_rms_norm_backward, args=(
+        torch.ones_like(out), None, None, h, s.weight, rstd))
+    read = threading.Thread(
+        target=lambda: seen.append(ops._last_backward_dispatch()))
+    run.start()
+    run.join()
+    read.start()
+    read.join()
+    assert want and seen == [want]
+
+
 @pytest.mark.parametrize("device", [device_param("cuda")])
 def test_cuda_backward_runs_the_cuda_kernel(device):
     import rowops
