@@ -161,24 +161,30 @@ section_tests() {
     cd "$root" || return 1
     local rc=0
     "$py" -m pytest tests/python/test_cuda.py tests/python/test_triton.py \
-        -q -rs -p no:cacheprovider --junitxml="$out/pytest_cuda.xml" || rc=1
+        -q -rs -p no:cacheprovider --durations=8 \
+        --junitxml="$out/pytest_cuda.xml" || rc=1
     "$py" -m pytest tests/python/test_forward.py \
         tests/python/test_autograd.py tests/python/test_autocast.py \
         tests/python/test_errors.py tests/python/test_opcheck.py -k cuda \
-        -q -rs -p no:cacheprovider --junitxml="$out/pytest_other.xml" || rc=1
+        -q -rs -p no:cacheprovider --durations=8 \
+        --junitxml="$out/pytest_other.xml" || rc=1
     "$py" - "$out" << 'EOF' > "$out/tests.note"
 import sys, xml.etree.ElementTree as ET
 n = f = e = s = 0
+missing = []
 for name in ("pytest_cuda.xml", "pytest_other.xml"):
     try:
         root = ET.parse(f"{sys.argv[1]}/{name}").getroot()
     except (OSError, ET.ParseError):
+        # no report: that pytest crashed or was killed (its log says)
+        missing.append(name)
         continue
     for suite in root.iter("testsuite"):
         n += int(suite.get("tests", 0)); f += int(suite.get("failures", 0))
         e += int(suite.get("errors", 0)); s += int(suite.get("skipped", 0))
 print(f"{n} tests: {n - f - e - s} passed, {f} failed, {e} errors, "
-      f"{s} skipped")
+      f"{s} skipped" + (f"; no report from {', '.join(missing)} (crashed "
+                        f"or killed)" if missing else ""))
 EOF
     return "$rc"
 }
@@ -316,10 +322,10 @@ SECTIONS=(
     "device 20"
     "build 220"
     "resources 20"
-    "tests 120"
+    "tests 170"
     "kernels 100"
     "bench 110"
-    "model 150"
+    "model 110"
     "aoti 90"
 )
 export out root py build

@@ -268,8 +268,9 @@ static void remove_stage(const char *stage)
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         char p[4400];
-        snprintf(p, sizeof p, "%s/%s", stage, e->d_name);
-        unlink(p);
+        const int len = snprintf(p, sizeof p, "%s/%s", stage, e->d_name);
+        if (len > 0 && (size_t)len < sizeof p)
+            unlink(p);
     }
     if (d)
         closedir(d);
