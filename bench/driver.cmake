@@ -16,6 +16,12 @@ if(ROWOPS_WITH_TORCH)
     OpenMP::OpenMP_CXX)
   if(ROWOPS_HAVE_CUDA)
     target_link_libraries(opcost_bridge PRIVATE rowops_cuda_kernels)
+    # the paired probe's device copy: one launch for one or two pairs
+    add_library(opcost_cuda_probe STATIC bench/bridge/probe_copy.cu)
+    target_include_directories(opcost_cuda_probe PUBLIC bench/bridge)
+    target_compile_options(opcost_cuda_probe PRIVATE
+      $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Werror --Werror all-warnings>)
+    target_link_libraries(opcost_bridge PRIVATE opcost_cuda_probe)
   endif()
   target_compile_options(opcost_bridge PRIVATE ${OPCOST_WARNINGS})
   add_test(NAME test_shared_libstdcxx_bridge

@@ -15,6 +15,8 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
+
+#include "probe_copy.h"
 #endif
 
 #include <algorithm>
@@ -142,18 +144,32 @@ int rowops_bridge_cuda_copy(void *dst, const void *src, size_t bytes,
 #endif
 }
 
-int rowops_bridge_cuda_copy_on_device(void *dst, const void *src, size_t bytes,
-                                      char *err, size_t err_len)
+int rowops_bridge_cuda_copy_pairs(void *const dst[2], const void *const src[2],
+                                  int pairs, size_t bytes, char *err,
+                                  size_t err_len)
 {
 #ifdef ROWOPS_HAVE_CUDA
     return rowops::bridge_guard(err, err_len, [&] {
-        check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                              stream()),
-              "cudaMemcpyAsync");
+        TORCH_CHECK(pairs == 1 || pairs == 2,
+                    "rowops_bridge_cuda_copy_pairs: pairs must be 1 or 2");
+        bool aligned = bytes % 8 == 0;
+        for (int k = 0; k < pairs; ++k)
+            aligned = aligned && (uintptr_t)dst[k] % 16 == 0 &&
+                      (uintptr_t)src[k] % 16 == 0;
+        if (aligned) {
+            check(static_cast<cudaError_t>(
+                      opcost_cuda_copy_pairs(dst, src, pairs, bytes, stream())),
+                  "opcost_cuda_copy_pairs");
+            return 0;
+        }
+        for (int k = 0; k < pairs; ++k)
+            check(cudaMemcpyAsync(dst[k], src[k], bytes,
+                                  cudaMemcpyDeviceToDevice, stream()),
+                  "cudaMemcpyAsync");
         return 0;
     });
 #else
-    (void)dst, (void)src, (void)bytes;
+    (void)dst, (void)src, (void)pairs, (void)bytes;
     return fail(err, err_len, "this build has no CUDA");
 #endif
 }

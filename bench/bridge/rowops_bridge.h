@@ -144,10 +144,14 @@ int rowops_bridge_cuda_copy(void *dst, const void *src, size_t bytes,
                             rowops_bridge_copy kind, char *err, size_t err_len);
 int rowops_bridge_cuda_memset(void *p, int value, size_t bytes, char *err,
                               size_t err_len);
-/* A device-to-device copy queued on the current stream, not waited for
- * (the paired bandwidth probe's call: the timing loop synchronizes). */
-int rowops_bridge_cuda_copy_on_device(void *dst, const void *src, size_t bytes,
-                                      char *err, size_t err_len);
+/* The paired probe's copy of one or two (src, dst) pairs of `bytes` each,
+ * in one launch on the current stream, not waited for (the timing loop
+ * synchronizes; one launch, as the fused op is one); where a pointer is not
+ * 16-byte aligned or the size not a multiple of 8, one cudaMemcpyAsync a
+ * pair. */
+int rowops_bridge_cuda_copy_pairs(void *const dst[2], const void *const src[2],
+                                  int pairs, size_t bytes, char *err,
+                                  size_t err_len);
 /* Waits for the current stream. */
 int rowops_bridge_cuda_sync(char *err, size_t err_len);
 

@@ -112,14 +112,15 @@ static int run(opcost_path_run *r, int set, char *err, size_t len)
     probe_state *s = r->priv;
     const rowops_call call = opcost_workload_call(r->w, set);
     if (r->w->cuda) {
-        const size_t bytes = s->doubles * 8;
-        if (rowops_bridge_cuda_copy_on_device(
-                storage(&call.out), storage(&call.x), bytes, err, len))
-            return -1;
-        return s->fused ? rowops_bridge_cuda_copy_on_device(
-                              storage(&call.residual_out),
-                              storage(&call.residual), bytes, err, len)
-                        : 0;
+        /* one launch, as the op is one launch */
+        void *const dst[2] = {storage(&call.out),
+                              s->fused ? storage(&call.residual_out) : NULL};
+        const void *const src[2] = {storage(&call.x),
+                                    s->fused ? storage(&call.residual) : NULL};
+        return rowops_bridge_cuda_copy_pairs(dst, src, s->fused ? 2 : 1,
+                                             s->doubles * 8, err, len)
+                   ? -1
+                   : 0;
     }
     s->call = &call;
     rowops_bridge_parallel_for(s->rows, rowops_cpu_grain_rows(r->w->c.N),

@@ -12,6 +12,7 @@
 #include "cuda/backward_kernel.cuh"
 #include "cuda/fast_kernel.cuh"
 #include "cuda/strided_kernel.cuh"
+#include "probe_copy_kernel.cuh"
 
 extern "C" {
 #include "c_samples.h"
@@ -510,12 +511,61 @@ void backward_tests()
 
 } // namespace
 
+/* The bench's paired probe (bench/bridge/probe_copy_kernel.cuh): one or
+ * two pairs copied whole, the 8-byte tail included, nothing written past
+ * them, with more words than threads and fewer. */
+void probe_copy_tests()
+{
+    for (const long long bytes : {8LL, 16LL, 24LL, 4096LL, 8200LL})
+        for (int pairs = 1; pairs <= 2; ++pairs)
+            for (const unsigned grid : {1u, 3u}) {
+                const size_t words = (size_t)(bytes + 16) / 16 + 1;
+                std::vector<uint4> src[2], dst[2];
+                for (int k = 0; k < 2; ++k) {
+                    src[k].assign(words, uint4{});
+                    dst[k].assign(words, uint4{0xdeadbeefu, 0xdeadbeefu,
+                                               0xdeadbeefu, 0xdeadbeefu});
+                    unsigned char *b = (unsigned char *)src[k].data();
+                    for (size_t i = 0; i < words * 16; ++i)
+                        b[i] = (unsigned char)(i * 7 + 13 * k + 1);
+                }
+                opcost_probe::copy_pairs p{};
+                for (int k = 0; k < 2; ++k) {
+                    p.src[k] = src[k].data();
+                    p.dst[k] = dst[k].data();
+                }
+                p.words = bytes / 16;
+                p.tail8 = bytes % 16 != 0;
+                p.pairs = pairs;
+                C_CHECK(simt::launch(
+                    grid, 64, 0, [&] { opcost_probe::copy_pairs_body(p); }));
+                for (int k = 0; k < 2; ++k) {
+                    const unsigned char *a =
+                        (const unsigned char *)src[k].data();
+                    const unsigned char *d =
+                        (const unsigned char *)dst[k].data();
+                    const long long copied = k < pairs ? bytes : 0;
+                    /* 0xdeadbeef's bytes in memory (little endian) */
+                    static const unsigned char canary[4] = {0xef, 0xbe, 0xad,
+                                                            0xde};
+                    bool ok = memcmp(a, d, (size_t)copied) == 0;
+                    for (size_t i = (size_t)copied; i < words * 16; ++i)
+                        ok = ok && d[i] == canary[i % 4];
+                    C_EXPECT(ok,
+                             "probe copy: %lld bytes, %d pairs, grid %u, "
+                             "pair %d",
+                             bytes, pairs, grid, k);
+                }
+            }
+}
+
 int main()
 {
     forward_tests();
     empty_row_test();
     repeat_test();
     backward_tests();
+    probe_copy_tests();
     printf("emulated runs: %d fast, %d strided forward; %ld fiber switches\n",
            fast_runs, strided_runs, simt::emu().switches);
     printf("largest relative rstd error (float32 rstd): fast %.3g, strided "
