@@ -31,6 +31,11 @@
 /* ctx.workers[]: process 0 of each side */
 enum { BASE_WORKER = 0, NEW_WORKER = 1 };
 
+/* A point's rounds stop after this per member and repetition unless
+ * --rep-budget-ms says otherwise: 100 ms, not opcost run's 10 (an A/A of
+ * llama-3.1-8b-conv's 280 pairs: median interval +-9.0 % at 10 ms, 233 s;
+ * 0.96-1.08 % at 100 ms, 272-316 s; docs/comparing.md). */
+#define OPCOST_AB_REP_BUDGET_S 0.100
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -47,7 +52,10 @@ static void usage(FILE *f)
             "its 95%% interval\nand verdict. The run options are opcost "
             "run's (opcost run --help);\n--threshold (default 0.02) and "
             "--noise (the intervals' target, default\n0.01) decide the "
-            "verdicts and when a point's rounds may stop.\n"
+            "verdicts and when a point's rounds may stop;\n--rep-budget-ms "
+            "defaults to 100 here (opcost run's 10 left 273 of\n280 A/A "
+            "pairs unsure at a median interval of +-9 %%; 100 gave about 1 "
+            "%%\nfor a fifth more time).\n"
             "  --base DIR   the build compared against\n"
             "  --new DIR    the build compared\n"
             "  --alpha X    significance of a slower or faster verdict, "
@@ -314,6 +322,10 @@ int opcost_ab_main(int argc, char **argv)
             return 2;
         }
     }
+    /* whether the budget was given: ab's own default is 10x run's */
+    int budget_given = 0;
+    for (int i = 1; i < nrest; ++i)
+        budget_given |= !strncmp(rest[i], "--rep-budget-ms", 15);
     opcost_plan plan;
     char err[2048];
     const int prc = opcost_config_parse(&plan, nrest, rest, err, sizeof err);
@@ -324,6 +336,8 @@ int opcost_ab_main(int argc, char **argv)
         fprintf(stderr, "opcost ab: %s\n", err);
         return 2;
     }
+    if (!budget_given && !plan.quick)
+        plan.rep_budget_s = OPCOST_AB_REP_BUDGET_S;
     static char exe[2][PATH_MAX];
     const char *opt[2] = {"base", "new"};
     for (int s = 0; s < 2; ++s) {

@@ -479,29 +479,45 @@ static void scaling(void)
              (double)probes[1] / (double)probes[0], probes[0], probes[1]);
 }
 
+/* A contiguous auto row of the console's tests. */
+static void console_row(opcost_result *r, const char *distribution,
+                        const char *op, const char *dtype, const char *path,
+                        const char *freq, int64_t B, double median_us)
+{
+    opcost_result_init(r);
+    snprintf(r->distribution, sizeof r->distribution, "%s", distribution);
+    snprintf(r->op, sizeof r->op, "%s", op);
+    snprintf(r->dtype, sizeof r->dtype, "%s", dtype);
+    snprintf(r->layout, sizeof r->layout, "contiguous");
+    snprintf(r->path, sizeof r->path, "%s", path);
+    snprintf(r->variant, sizeof r->variant, "auto");
+    snprintf(r->freq, sizeof r->freq, "%s", freq);
+    r->B = B;
+    r->median_us = median_us;
+}
+
+/* What a console section printed for rows r[0..n). */
+static void console_text(void (*section)(FILE *, const opcost_result *, size_t),
+                         const opcost_result *r, size_t n, char *buf,
+                         size_t len)
+{
+    FILE *f = tmpfile();
+    section(f, r, n);
+    rewind(f);
+    const size_t got = fread(buf, 1, len - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+}
+
 /* The run's summary: two shapes of freq 1e308 printed 0.00 us/call. */
 static void summary_freq(void)
 {
     opcost_result r[2];
-    for (int i = 0; i < 2; ++i) {
-        opcost_result_init(&r[i]);
-        snprintf(r[i].distribution, sizeof r[i].distribution, "d");
-        snprintf(r[i].op, sizeof r[i].op, "rms_norm_rows");
-        snprintf(r[i].dtype, sizeof r[i].dtype, "float32");
-        snprintf(r[i].layout, sizeof r[i].layout, "contiguous");
-        snprintf(r[i].path, sizeof r[i].path, "kernel");
-        snprintf(r[i].variant, sizeof r[i].variant, "auto");
-        snprintf(r[i].freq, sizeof r[i].freq, "1e308");
-        r[i].B = 4;
-        r[i].median_us = 100.0 * (i + 1);
-    }
-    FILE *f = tmpfile();
-    opcost_report_summary(f, r, 2);
-    rewind(f);
+    for (int i = 0; i < 2; ++i)
+        console_row(&r[i], "d", "rms_norm_rows", "float32", "kernel", "1e308",
+                    4, 100.0 * (i + 1));
     char buf[4096];
-    const size_t got = fread(buf, 1, sizeof buf - 1, f);
-    buf[got] = '\0';
-    fclose(f);
+    console_text(opcost_report_summary, r, 2, buf, sizeof buf);
     C_EXPECT(strstr(buf, "150.00") && strstr(buf, "37500.00"),
              "freq 1e308: 150 us/call, 37500 ns/token expected:\n%s", buf);
 }
@@ -513,26 +529,13 @@ static void model_share_unmeasured(void)
     const char *paths[2] = {"model-shipped-eager", "model-rowops-eager"};
     opcost_result r[2];
     for (int i = 0; i < 2; ++i) {
-        opcost_result_init(&r[i]);
-        snprintf(r[i].distribution, sizeof r[i].distribution, "llama");
-        snprintf(r[i].op, sizeof r[i].op, "fused_add_rms_norm");
-        snprintf(r[i].dtype, sizeof r[i].dtype, "bfloat16");
-        snprintf(r[i].layout, sizeof r[i].layout, "contiguous");
-        snprintf(r[i].path, sizeof r[i].path, "%s", paths[i]);
-        snprintf(r[i].variant, sizeof r[i].variant, "auto");
-        snprintf(r[i].freq, sizeof r[i].freq, "1");
-        r[i].B = 64;
-        r[i].median_us = 100.0 + i;
+        console_row(&r[i], "llama", "fused_add_rms_norm", "bfloat16", paths[i],
+                    "1", 64, 100.0 + i);
         r[i].status = OPCOST_STATUS_OK;
         r[i].norm_share = NAN;
     }
-    FILE *f = tmpfile();
-    opcost_report_models(f, r, 2);
-    rewind(f);
     char buf[4096];
-    const size_t got = fread(buf, 1, sizeof buf - 1, f);
-    buf[got] = '\0';
-    fclose(f);
+    console_text(opcost_report_models, r, 2, buf, sizeof buf);
     C_EXPECT(strstr(buf, "  eager ") && !strstr(buf, "nan"),
              "an unmeasured share reads \"-\", not nan:\n%s", buf);
 }

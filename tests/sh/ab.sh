@@ -82,6 +82,18 @@ grep -q "^opcost ab: base .*, 1 process a side$" "$dir/nopin.log" ||
 [[ $(grep -c "^opcost worker .*: code " "$dir/nopin.log") -eq 2 ]] ||
     { echo "FAIL: --processes 1: not two workers"; fail=1; }
 
+# ab's own budget: 100 ms per member and repetition unless given (run's
+# is 10, which left an A/A of llama-3.1-8b-conv +-9 % wide)
+printf 'op,B,N,dtype,layout,freq\nrms_norm_rows,4,1024,float32,contiguous,1\n' \
+    >"$dir/one.csv"
+"$opcost" ab --base "$build" --new "$build" --shapes "$dir/one.csv" \
+    --paths kernel --llc-mib 32 --processes 1 --replicates 0 \
+    --out "$dir/budget.csv" >"$dir/budget.log" 2>&1
+grep -q "after 100.0 ms per member and repetition" "$dir/budget.log" ||
+    { cat "$dir/budget.log"; echo "FAIL: ab's default budget is not 100 ms"; fail=1; }
+grep -q "after 5.0 ms per member and repetition" "$dir/ab.log" ||
+    { echo "FAIL: --rep-budget-ms 5 not kept by ab"; fail=1; }
+
 # refusals: exit 2, naming the option and the rule
 expect() { # expect STATUS TEXT CMD...
     local want="$1" text="$2"
