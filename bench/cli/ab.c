@@ -33,8 +33,9 @@ enum { BASE_WORKER = 0, NEW_WORKER = 1 };
 
 /* A point's rounds stop after this per member and repetition unless
  * --rep-budget-ms says otherwise: 100 ms, not opcost run's 10 (an A/A of
- * llama-3.1-8b-conv's 280 pairs: median interval +-9.0 % at 10 ms, 233 s;
- * 0.96-1.08 % at 100 ms, 272-316 s; docs/comparing.md). */
+ * llama-3.1-8b-conv's 280 pairs on one host and day: median interval
+ * +-9.0 % at 10 ms in 233 s, +-2.5-2.8 % at 100 ms in 438-475 s;
+ * docs/comparing.md). */
 #define OPCOST_AB_REP_BUDGET_S 0.100
 static void usage(FILE *f)
 {
@@ -54,8 +55,8 @@ static void usage(FILE *f)
             "--noise (the intervals' target, default\n0.01) decide the "
             "verdicts and when a point's rounds may stop;\n--rep-budget-ms "
             "defaults to 100 here (opcost run's 10 left 273 of\n280 A/A "
-            "pairs unsure at a median interval of +-9 %%; 100 gave about 1 "
-            "%%\nfor a fifth more time).\n"
+            "pairs unsure at a median interval of +-9 %%; 100: +-2.5-2.8 "
+            "%%\nin twice the time, docs/comparing.md).\n"
             "  --base DIR   the build compared against\n"
             "  --new DIR    the build compared\n"
             "  --alpha X    significance of a slower or faster verdict, "
