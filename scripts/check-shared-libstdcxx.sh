@@ -8,15 +8,17 @@
 set -uo pipefail
 status=0
 for lib in "$@"; do
+    bad=0
     if ! readelf -d "$lib" | grep -q 'NEEDED.*\[libstdc++\.so\.6\]'; then
         echo "$lib: no NEEDED libstdc++.so.6 (libstdc++ linked statically?)"
-        status=1
+        bad=1
     fi
     copies=$(nm --defined-only "$lib" | grep -c ' _ZNSt6locale')
     if ((copies > 0)); then
         echo "$lib: defines $copies std::locale symbols (a private libstdc++)"
-        status=1
+        bad=1
     fi
-    ((status)) || echo "$lib: shared libstdc++, no private copy"
+    ((bad)) || echo "$lib: shared libstdc++, no private copy"
+    ((status |= bad))
 done
 exit "$status"
