@@ -41,6 +41,7 @@ target_link_libraries(opcost_analysis PUBLIC opcost_results opcost_stats
 # (driver.cmake).
 add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/measure/affinity.c
+  ${CMAKE_CURRENT_LIST_DIR}/measure/batch.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/buffer.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/code_pages.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/ceiling.c
@@ -58,7 +59,7 @@ target_link_libraries(opcost_measure PUBLIC opcost_results opcost_stats
 
 # The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
 # and scratch directory (c_tempdir.c, for test_csv).
-foreach(t test_stats test_paired test_rounds test_csv test_ceiling test_affinity test_io
+foreach(t test_stats test_paired test_rounds test_csv test_ceiling test_affinity test_io test_batch
     test_attribution test_code_pages)
   add_executable(${t} ${PROJECT_SOURCE_DIR}/tests/c/${t}.c
     ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c

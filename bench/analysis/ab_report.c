@@ -40,6 +40,44 @@ static int broke(const opcost_result *base, const opcost_result *new_)
            new_->status != OPCOST_STATUS_OK;
 }
 
+/* The entry a row's note names ("entered through X", up to ':' or ';'),
+ * into out ("" if none). */
+static void entry_of(const opcost_result *r, char *out, size_t len)
+{
+    static const char key[] = "entered through ";
+    const char *at = strstr(r->note, key);
+    out[0] = '\0';
+    if (!at)
+        return;
+    at += sizeof key - 1;
+    const size_t n = strcspn(at, ":;");
+    snprintf(out, len, "%.*s", (int)n, at);
+}
+
+/* The first new row of key's group whose entry differs from its base
+ * twin's (eager-python through rowops._fast on one side, torch.ops on the
+ * other: a difference of the builds, which read 12-23 % apart at small B
+ * in an A/A), with both entries; NULL if none. */
+static const opcost_result *entry_differs(const opcost_result *rows, size_t n,
+                                          const opcost_result *key,
+                                          char *base_entry, char *new_entry,
+                                          size_t len)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const opcost_result *r = &rows[i];
+        if (!is_new(r) || !same_group(r, key))
+            continue;
+        const opcost_result *b = twin(rows, n, r);
+        if (!b)
+            continue;
+        entry_of(b, base_entry, len);
+        entry_of(r, new_entry, len);
+        if (strcmp(base_entry, new_entry))
+            return r;
+    }
+    return NULL;
+}
+
 /* A row's interval as a normal one's standard error (its ci95_rel is a
  * 95 % half-width in log). */
 static opcost_paired as_paired(const opcost_result *r)
@@ -177,6 +215,14 @@ opcost_ab_counts opcost_ab_report(FILE *f, const opcost_result *rows, size_t n,
                     "  BROKEN: %zu of %zu shapes ok in base are not ok in "
                     "new (a regression)\n",
                     g[k].broken, g[k].points);
+        char be[96], ne[96];
+        const opcost_result *d = entry_differs(rows, n, key, be, ne, sizeof be);
+        if (d)
+            fprintf(f,
+                    "  ENTRY DIFFERS (B=%lld): base entered through %s, new "
+                    "through %s: the builds differ, not only the code\n",
+                    (long long)d->B, be[0] ? be : "(not said)",
+                    ne[0] ? ne : "(not said)");
         if (g[k].verdict != OPCOST_VERDICT_NONE)
             fprintf(f,
                     "  expected cost per call: x%.4f +-%.2f%%  %s  (p_holm "

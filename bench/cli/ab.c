@@ -323,10 +323,6 @@ int opcost_ab_main(int argc, char **argv)
             return 2;
         }
     }
-    /* whether the budget was given: ab's own default is 10x run's */
-    int budget_given = 0;
-    for (int i = 1; i < nrest; ++i)
-        budget_given |= !strncmp(rest[i], "--rep-budget-ms", 15);
     opcost_plan plan;
     char err[2048];
     const int prc = opcost_config_parse(&plan, nrest, rest, err, sizeof err);
@@ -337,7 +333,9 @@ int opcost_ab_main(int argc, char **argv)
         fprintf(stderr, "opcost ab: %s\n", err);
         return 2;
     }
-    if (!budget_given && !plan.quick)
+    /* ab's own default is 10x run's; a budget given in any spelling
+     * getopt takes (--rep-budget-ms=5, --rep-budget 5) is kept */
+    if (!plan.rep_budget_given && !plan.quick)
         plan.rep_budget_s = OPCOST_AB_REP_BUDGET_S;
     static char exe[2][PATH_MAX];
     const char *opt[2] = {"base", "new"};

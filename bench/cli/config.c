@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
+#include "batch.h"
 #include "shape_file.h"
 
 #include <errno.h>
@@ -114,7 +115,10 @@ void opcost_config_usage(FILE *out)
         "                       runs, else the first path and variant)\n"
         "  --sample-us X        calls are batched so one sample lasts at "
         "least\n"
-        "                       X microseconds (default: 20)\n"
+        "                       X microseconds (default: 20 on the CPU, 2000 "
+        "on a\n"
+        "                       GPU, where a sample's fill of ~20 us is then "
+        "1 %%)\n"
         "  --cache cold|warm    cold: input sets rotated beyond the "
         "last-level\n"
         "                       cache; warm: one set (default: cold)\n"
@@ -351,7 +355,7 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
     cfg->noise_target = 0.01;
     cfg->threshold = 0.02;
     const char *baseline = NULL;
-    cfg->target_sample_us = 20;
+    cfg->target_sample_us = OPCOST_SAMPLE_US_CPU;
     cfg->cold = 1;
     cfg->model_max_tokens = -1; /* the device's default */
     cfg->model_budget_s = -1;
@@ -425,6 +429,7 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
                 return bad(err, errlen, "rep-budget-ms",
                            "must be a number in 0.01..60000", optarg);
             cfg->rep_budget_s = x / 1000.0;
+            cfg->rep_budget_given = 1;
             break;
         case OPT_NOISE:
             if (parse_real(optarg, 1e-4, 0.5, &x))
@@ -451,6 +456,7 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
                            "must be a number of microseconds in 0..1e6",
                            optarg);
             cfg->target_sample_us = x;
+            cfg->sample_us_given = 1;
             break;
         case OPT_CACHE:
             if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
@@ -515,6 +521,9 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
 void opcost_config_set_device(opcost_plan *cfg, int cuda)
 {
     cfg->cuda = cuda;
+    if (!cfg->sample_us_given)
+        cfg->target_sample_us =
+            cuda ? OPCOST_SAMPLE_US_GPU : OPCOST_SAMPLE_US_CPU;
     if (!cfg->paths_default)
         return;
     cfg->npaths = 0;

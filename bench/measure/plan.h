@@ -36,6 +36,7 @@ typedef struct opcost_plan {
     int reps;
     int replicates; /* points measured again at the end; -1: auto */
     double rep_budget_s;
+    int rep_budget_given; /* --rep-budget-ms given, in any spelling */
     /* the target of every paired ratio's 95 % interval (relative): a
      * point's rounds stop once all are within it, or at its budget */
     double noise_target;
@@ -48,6 +49,8 @@ typedef struct opcost_plan {
     const opcost_path *baseline_path;
     const opcost_variant *baseline_variant;
     double target_sample_us; /* calls are batched up to this per sample */
+    int sample_us_given;     /* --sample-us given; else the device's
+                              * default (batch.h) */
     int cold;                /* rotate inputs beyond the LLC */
     /* the last-level cache the run assumes (--llc-mib; 0: detected):
      * what a cold rotation and the ceilings' arrays span */

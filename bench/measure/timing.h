@@ -43,7 +43,8 @@ typedef struct opcost_timer_state {
 #define OPCOST_WARMUP_PASS_MAX_S 0.5
 
 /* Calibrate and warm up: batch = ceil(target_sample_us / one call), at
- * most 1000; warm-up runs for warmup_s and at least two calls per input
+ * most 1000, where on a GPU one call's cost is the slope to a pipelined
+ * batch (batch.h); warm-up runs for warmup_s and at least two calls per input
  * set (every set's outputs made, and the allocator warm, before timing).
  * first_call_us, the duration of a call just made (verification; 0 if none),
  * counts as a calibration call: from 1 ms on, nothing more is needed. 0, or -1

@@ -19,6 +19,29 @@
 static PyObject *bench_module;
 static char start_error[512];
 
+/* "type: message" into err; a message too long for it keeps its start and
+ * its end, where a compiler's error sits (Inductor's CppCompileError is the
+ * command line, then the compiler's output: cut at the end, an H200's
+ * AOTInductor failure read as a command line with no error in it). */
+static void put_error(char *err, size_t errlen, const char *tname,
+                      const char *msg)
+{
+    const int n = snprintf(err, errlen, "%s: %s", tname, msg);
+    if (n < 0 || (size_t)n < errlen || strlen(tname) + 48 + 32 > errlen)
+        return;
+    const size_t len = strlen(msg);
+    const size_t room = errlen - strlen(tname) - 48; /* ": ", the gap, NUL */
+    size_t tail = room * 2 / 3, head = room - tail;
+    /* whole UTF-8 characters: neither cut starts on a continuation byte */
+    while (head > 0 && ((unsigned char)msg[head] & 0xC0) == 0x80)
+        --head;
+    size_t from = len - tail;
+    while (from < len && ((unsigned char)msg[from] & 0xC0) == 0x80)
+        ++from;
+    snprintf(err, errlen, "%s: %.*s [... %zu characters ...] %s", tname,
+             (int)head, msg, from - head, msg + from);
+}
+
 int opcost_python_error(char *err, size_t errlen)
 {
     PyObject *type, *value, *tb;
@@ -27,7 +50,7 @@ int opcost_python_error(char *err, size_t errlen)
     const char *tname = type ? ((PyTypeObject *)type)->tp_name : "Error";
     PyObject *text = value ? PyObject_Str(value) : NULL;
     const char *msg = text ? PyUnicode_AsUTF8(text) : NULL;
-    snprintf(err, errlen, "%s: %s", tname, msg ? msg : "(no message)");
+    put_error(err, errlen, tname, msg ? msg : "(no message)");
     Py_XDECREF(text);
     Py_XDECREF(type);
     Py_XDECREF(value);

@@ -233,10 +233,27 @@ double opcost_python_compile_ms(opcost_path_run *r)
     return s->compiled_first ? s->compile_ms : 0.0;
 }
 
+/* Appends the runner's own note (Runner.note: how eager-python entered),
+ * if any. */
+static void runner_note(python_state *s, char *note, size_t len)
+{
+    PyObject *t = PyObject_CallMethod(s->runner, "note", NULL);
+    const char *what = t && PyUnicode_Check(t) ? PyUnicode_AsUTF8(t) : NULL;
+    if (what && *what) {
+        const size_t used = strlen(note);
+        snprintf(note + used, len - used, "%s%s", used ? "; " : "", what);
+    }
+    Py_XDECREF(t);
+    PyErr_Clear();
+}
+
 void opcost_python_annotate(opcost_path_run *r, char *note, size_t len)
 {
     python_state *s = r->priv;
-    if (!s || !is_compiled(r->path))
+    if (!s)
+        return;
+    runner_note(s, note, len);
+    if (!is_compiled(r->path))
         return;
     PyObject *n = PyObject_CallMethod(s->runner, "recompiles", NULL);
     const long recompiles = n ? PyLong_AsLong(n) : -1;

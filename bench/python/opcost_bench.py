@@ -192,6 +192,19 @@ class Runner:
             raise ValueError(f"unknown Python path {path!r}")
         self._baseline = self._graphs()
 
+    def note(self):
+        """What the row should say about this path's entry: eager-python
+        enters through rowops._fast where it sits beside the library, else
+        through torch.ops (a few us more a call at small B: two builds
+        that differ in it read 12-23 % apart there, opcost ab A/A, Zen 4).
+        """
+        if self.path != "eager-python":
+            return ""
+        if _api._fast is not None:
+            return "entered through rowops._fast"
+        return ("entered through torch.ops.rowops: no rowops._fast beside "
+                "the library (its target rowops_fast not built)")
+
     def _graphs(self):
         backend = getattr(self, "_backend", None)
         return backend.compiles if backend is not None else 0

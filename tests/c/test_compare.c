@@ -781,6 +781,25 @@ static void ab_broken(void)
     fclose(f);
     C_EXPECT(strstr(out, "BROKEN: 1 of 2 shapes") && strstr(out, "(1 broken)"),
              "the report:\n%s", out);
+    C_EXPECT(!strstr(out, "ENTRY"), "no entry named, none differs:\n%s", out);
+
+    /* the two builds' eager-python entered the library differently (one
+     * without rowops._fast): said, with both entries */
+    snprintf(rows[0].note, sizeof rows[0].note, "entered through rowops._fast");
+    snprintf(rows[2].note, sizeof rows[2].note,
+             "entered through torch.ops.rowops: no rowops._fast beside the "
+             "library (its target rowops_fast not built)");
+    f = fmemopen(out, sizeof out, "w");
+    opcost_ab_report(f, rows, 4, 0.02, 0.05);
+    fclose(f);
+    C_EXPECT(strstr(out, "ENTRY DIFFERS (B=1): base entered through "
+                         "rowops._fast, new through torch.ops.rowops"),
+             "the entries differ:\n%s", out);
+    snprintf(rows[2].note, sizeof rows[2].note, "entered through rowops._fast");
+    f = fmemopen(out, sizeof out, "w");
+    opcost_ab_report(f, rows, 4, 0.02, 0.05);
+    fclose(f);
+    C_EXPECT(!strstr(out, "ENTRY"), "the same entry:\n%s", out);
 }
 
 int main(void)

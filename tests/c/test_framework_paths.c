@@ -72,6 +72,11 @@ static void same_kernel_different_dispatch(void)
                  "B=%lld: both calls have framework time: python %.2f us, "
                  "cpp %.2f us",
                  (long long)B, py->dispatch_us, cpp->dispatch_us);
+        /* which entry served eager-python: rowops._fast or torch.ops */
+        C_EXPECT(strstr(py->note, "entered through rowops._fast") ||
+                     strstr(py->note, "entered through torch.ops.rowops"),
+                 "B=%lld: eager-python says its entry: '%s'", (long long)B,
+                 py->note);
         printf("B=%lld: kernel cpp %.2f / python %.2f us; dispatch cpp %.2f "
                "/ python %.2f us\n",
                (long long)B, cpp->kernel_us, py->kernel_us, cpp->dispatch_us,
@@ -122,9 +127,35 @@ static void recompilation_is_reported(void)
     opcost_workload_free(&w);
 }
 
+/* A Python error too long for its buffer keeps its end, where a compiler's
+ * message sits (Inductor's CppCompileError: the command line first), and
+ * its start; UTF-8 characters are not cut. */
+static void long_error_keeps_its_end(void)
+{
+    char err[512];
+    const int rc = opcost_python_exec(
+        "raise RuntimeError('C++ compile error\\n\\nCommand:\\ng++ ' + "
+        "'-Dflag\u00e9 ' * 400 + '\\n\\nOutput:\\nwrapper.cpp:12: "
+        "error: boom')",
+        err, sizeof err);
+    C_EXPECT(rc == -1, "the exception is an error");
+    C_EXPECT(!strncmp(err, "RuntimeError: C++ compile error", 31),
+             "its start: %s", err);
+    C_EXPECT(strstr(err, "wrapper.cpp:12: error: boom") != NULL, "its end: %s",
+             err);
+    C_EXPECT(strstr(err, "characters ...]") != NULL, "the cut said: %s", err);
+    int whole = 1;
+    for (const unsigned char *c = (const unsigned char *)err; *c; ++c)
+        if (*c == 0xC3 && (c[1] & 0xC0) != 0x80)
+            whole = 0;
+    C_EXPECT(whole && ((unsigned char)err[strlen(err) - 1] & 0xC0) != 0xC0,
+             "whole UTF-8 characters: %s", err);
+}
+
 int main(void)
 {
     same_kernel_different_dispatch();
     recompilation_is_reported();
+    long_error_keeps_its_end();
     return c_report("test_framework_paths");
 }

@@ -38,8 +38,15 @@ static char *slurp(const char *path)
     if (!f)
         return NULL;
     char *buf = calloc(1, 1 << 20);
-    if (buf)
-        fread(buf, 1, (1 << 20) - 1, f);
+    if (buf) {
+        const size_t got = fread(buf, 1, (1 << 20) - 1, f);
+        buf[got] = '\0';
+        /* a read error reads as a mismatch, not as the text read so far */
+        if (ferror(f)) {
+            free(buf);
+            buf = NULL;
+        }
+    }
     fclose(f);
     return buf;
 }

@@ -124,6 +124,19 @@ def test_aoti_evidence():
         w.copy_(saved)
 
 
+def test_aoti_kernel_scopes_on_the_cpu_only():
+    """The packages' Inductor options: eager's rounding on every device;
+    a profiler scope in each kernel on the CPU (the attribution pass's
+    compute), none on a GPU (CUPTI's there; with them the stack's CUDA
+    package failed to compile on an H200, torch 2.11)."""
+    cpu, cuda = om.aoti_configs("cpu"), om.aoti_configs("cuda")
+    assert cpu["cpp.enable_kernel_profile"] is True
+    assert "cpp.enable_kernel_profile" not in cuda
+    for c in (cpu, cuda):
+        assert c["emulate_precision_casts"] is True
+        assert c["aot_inductor.package_constants_in_so"] is False
+
+
 def test_no_decomposed_aoti():
     with pytest.raises(ValueError, match="only under torch.compile"):
         runner("model-decomposed-aoti", "bfloat16", 5)

@@ -73,7 +73,7 @@ grep -Eq "^  code        (on 2 MiB pages, placed anew every 50 ms of sampling \(
 grep -q "^opcost ab: base .*, 2 processes a side$" "$dir/ab.log" ||
     { echo "FAIL: the processes a side not said"; fail=1; }
 "$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
-    --paths kernel --llc-mib 32 --rep-budget-ms 2 --no-pin --processes 1 \
+    --paths kernel --llc-mib 32 --rep-budget 2 --no-pin --processes 1 \
     --out "$dir/nopin.csv" >"$dir/nopin.log" 2>&1
 grep -q "^  threads     not pinned (--no-pin)$" "$dir/nopin.log" ||
     { cat "$dir/nopin.log"; echo "FAIL: --no-pin not said"; fail=1; }
@@ -93,6 +93,10 @@ grep -q "after 100.0 ms per member and repetition" "$dir/budget.log" ||
     { cat "$dir/budget.log"; echo "FAIL: ab's default budget is not 100 ms"; fail=1; }
 grep -q "after 5.0 ms per member and repetition" "$dir/ab.log" ||
     { echo "FAIL: --rep-budget-ms 5 not kept by ab"; fail=1; }
+# ... in getopt's other spellings too (it was recognized by its full name
+# alone, and --rep-budget 2 became 100 ms)
+grep -q "after 2.0 ms per member and repetition" "$dir/nopin.log" ||
+    { echo "FAIL: --rep-budget 2 not kept by ab"; fail=1; }
 
 # refusals: exit 2, naming the option and the rule
 expect() { # expect STATUS TEXT CMD...
