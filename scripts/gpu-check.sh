@@ -280,6 +280,18 @@ sys.exit(1 if failed else 0)
 EOF
 }
 
+# model_report NAME: NAME.csv's table into NAME_table.txt and NAME's note;
+# fails when a row went wrong or failed
+model_report() {
+    model_table "$out/$1.csv" "$1" | tee "$out/$1_table.txt"
+    if ((PIPESTATUS[0] == 0)); then
+        echo "$1.csv, $1_table.txt" > "$out/$1.note"
+    else
+        echo "a row wrong or in error ($1_table.txt)" > "$out/$1.note"
+        return 1
+    fi
+}
+
 section_model() {
     [[ -x $build/opcost ]] || {
         echo "no $build/opcost" | tee "$out/model.note"
@@ -298,14 +310,7 @@ section_model() {
     "$build/opcost" run --device cuda --shapes "$out/llama-3.1-8b-gpucheck.csv" \
         --paths "$paths" --model-budget-s 3 --replicates 0 \
         --out "$out/model.csv" || return 1
-    model_table "$out/model.csv" model | tee "$out/model_table.txt"
-    local rows=${PIPESTATUS[0]}
-    if ((rows == 0)); then
-        echo "model.csv, model_table.txt" > "$out/model.note"
-    else
-        echo "a row wrong or in error (model_table.txt)" > "$out/model.note"
-        return 1
-    fi
+    model_report model
 }
 
 section_aoti() {
@@ -317,14 +322,7 @@ section_aoti() {
     "$build/opcost" run --device cuda --shapes tests/data/tiny-llama-test.csv \
         --paths model-shipped-aoti,model-rowops-aoti \
         --model-budget-s 2 --replicates 0 --out "$out/aoti.csv" || return 1
-    model_table "$out/aoti.csv" aoti | tee "$out/aoti_table.txt"
-    local rows=${PIPESTATUS[0]}
-    if ((rows == 0)); then
-        echo "aoti.csv, aoti_table.txt" > "$out/aoti.note"
-    else
-        echo "a row wrong or in error (aoti_table.txt)" > "$out/aoti.note"
-        return 1
-    fi
+    model_report aoti
 }
 
 # ---- the run ----
@@ -353,7 +351,7 @@ SECTIONS=(
     "aoti 240"
 )
 export out root py build
-export -f allowance model_table section_device section_build section_resources \
+export -f allowance model_table model_report section_device section_build section_resources \
     section_tests section_kernels section_bench section_model section_aoti
 for s in "${SECTIONS[@]}"; do
     [[ " $wanted " == *" ${s%% *} "* ]] || continue
