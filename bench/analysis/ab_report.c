@@ -57,7 +57,8 @@ static void entry_of(const opcost_result *r, char *out, size_t len)
 /* The first new row of key's group whose entry differs from its base
  * twin's (eager-python through rowops._fast on one side, torch.ops on the
  * other: a difference of the builds, which read 12-23 % apart at small B
- * in an A/A), with both entries; NULL if none. */
+ * in an A/A), with both entries; NULL if none. A side that names none (a
+ * build from before the rows said it: a nightly's base) makes no claim. */
 static const opcost_result *entry_differs(const opcost_result *rows, size_t n,
                                           const opcost_result *key,
                                           char *base_entry, char *new_entry,
@@ -72,7 +73,7 @@ static const opcost_result *entry_differs(const opcost_result *rows, size_t n,
             continue;
         entry_of(b, base_entry, len);
         entry_of(r, new_entry, len);
-        if (strcmp(base_entry, new_entry))
+        if (base_entry[0] && new_entry[0] && strcmp(base_entry, new_entry))
             return r;
     }
     return NULL;
@@ -221,8 +222,7 @@ opcost_ab_counts opcost_ab_report(FILE *f, const opcost_result *rows, size_t n,
             fprintf(f,
                     "  ENTRY DIFFERS (B=%lld): base entered through %s, new "
                     "through %s: the builds differ, not only the code\n",
-                    (long long)d->B, be[0] ? be : "(not said)",
-                    ne[0] ? ne : "(not said)");
+                    (long long)d->B, be, ne);
         if (g[k].verdict != OPCOST_VERDICT_NONE)
             fprintf(f,
                     "  expected cost per call: x%.4f +-%.2f%%  %s  (p_holm "
