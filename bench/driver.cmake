@@ -43,7 +43,7 @@ if(ROWOPS_WITH_TORCH)
     bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
     bench/measure/point.c bench/measure/point_rows.c bench/measure/pipeline.c
     bench/measure/probe.c bench/measure/ab_wire.c bench/measure/ab_worker.c
-    bench/measure/ab.c bench/measure/ab_verdicts.c
+    bench/measure/ab.c bench/measure/ab_verdicts.c bench/measure/omp_waits.c
     ${OPCOST_PATH_SOURCES})
   target_include_directories(opcost_bench PUBLIC bench/cli bench/measure
     bench/paths)
@@ -69,7 +69,7 @@ if(ROWOPS_WITH_TORCH)
   # Each path's verification (and that a wrong output is caught), the
   # attribution, and a --quick run whose CSV passes the schema check.
   foreach(t test_paths test_framework_paths test_compare
-      test_attribution_paths test_journal test_point_rows)
+      test_attribution_paths test_journal test_point_rows test_ab_verdicts)
     add_executable(${t} tests/c/${t}.c tests/c/c_samples.c
       tests/c/c_tempdir.c)
     target_link_libraries(${t} PRIVATE opcost_bench)

@@ -1,7 +1,8 @@
 /* `opcost ab --base DIR --new DIR [run options]`: two builds in lockstep
  * rounds over shared buffers (bench/measure/ab.h); the table of new / base
  * per distribution and point (bench/analysis/ab_report.h); exit 0 (no
- * point slower), 1 (a point slower beyond --threshold, Holm-corrected),
+ * point slower), 1 (a point slower beyond --threshold, its significance
+ * adjusted for the false discovery rate over the pairs),
  * 2 (bad input, or a side that went away: no comparison). And `opcost
  * worker FD`, a side's end of it. */
 #define _DEFAULT_SOURCE /* realpath */
@@ -11,6 +12,7 @@
 #include "ab_worker.h"
 #include "config.h"
 #include "gates.h"
+#include "omp_waits.h"
 #include "outfile.h"
 #include "outpath.h"
 #include "registry.h"
@@ -60,7 +62,8 @@ static void usage(FILE *f)
             "  --base DIR   the build compared against\n"
             "  --new DIR    the build compared\n"
             "  --alpha X    significance of a slower or faster verdict, "
-            "Holm-corrected\n               over the pairs (default: 0.05)\n"
+            "adjusted\n               over the pairs for the false discovery "
+            "rate\n               (Benjamini-Hochberg; default: 0.05)\n"
             "  --processes K  worker processes a side, 1 to %d (default 2): "
             "a process's\n               own placement in memory moves its "
             "speed for its whole\n               life; the sides' means "
@@ -382,7 +385,13 @@ int opcost_ab_main(int argc, char **argv)
             plan.paths[kept++] = plan.paths[i];
     }
     plan.npaths = kept;
-    plan.replicates = 0;      /* the pairs need no run-to-run noise */
+    plan.replicates = 0; /* the pairs need no run-to-run noise */
+    /* this process runs the probe of every round on the op's threads,
+     * between the sides' samples: they must not spin on the sides' cores
+     * (omp_waits.h); executes this program again with the settings, and
+     * returns here only when they are there or that failed */
+    char waits[512];
+    opcost_omp_waits_coordinator(argc, argv, waits, sizeof waits);
     static opcost_ab_ctx ctx; /* 66 KiB */
     opcost_ab_init(&ctx, exe[0], exe[1], (int)processes, plan.threshold, alpha);
     if (opcost_ab_start(&plan, &ctx, err, sizeof err)) {
@@ -395,6 +404,7 @@ int opcost_ab_main(int argc, char **argv)
            exe[0], ctx.workers[BASE_WORKER].git_sha, exe[1],
            ctx.workers[NEW_WORKER].git_sha, ctx.processes,
            ctx.processes == 1 ? "" : "es");
+    printf("opcost ab: %s\n", waits);
     ab_console console = {plan.threshold,
                           alpha,
                           gate_on,

@@ -4,6 +4,7 @@
 #include "ab_verdicts.h"
 #include "ab_wire.h"
 #include "affinity.h"
+#include "omp_waits.h"
 #include "paired.h"
 #include "point.h"
 #include "probe.h"
@@ -69,18 +70,8 @@ static int start_one(opcost_ab_side *s, char *err, size_t len)
         char arg[32];
         snprintf(arg, sizeof arg, "%d", fd);
         unsetenv("ROWOPS_LIBRARY");
-        /* an idle side's OpenMP threads sleep at once: spinning (GOMP's
-         * default, milliseconds) they would take one of the cores the
-         * other side's sample runs on (on 2 vCPUs it widened the
-         * intervals of the large points 3-5x) */
-        setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-        /* ... but not between the calls of one sample: there they spin
-         * ~30 us (GOMP_SPINCOUNT overrides PASSIVE's 0), as in opcost run
-         * where GOMP's default spins milliseconds. Asleep, every call of a
-         * call split over threads paid a wake-up: bfloat16 B = 10 took
-         * 35-37 us a call in opcost ab against 9 in opcost run (9-10 with
-         * this), and a kernel's change was diluted to a third there */
-        setenv("GOMP_SPINCOUNT", "3000", 0);
+        /* its OpenMP threads wait as the coordinator's (omp_waits.h) */
+        opcost_omp_waits_set();
         /* the framework paths' outputs are each side's own memory: on
          * huge pages (glibc's malloc, where it has the tunable) their
          * placement in the caches is alike on both sides (a steady 3-35 %

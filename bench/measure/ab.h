@@ -10,7 +10,7 @@
  * on the same physical pages. Both sides of a pair take the same number of
  * calls per sample (the base's calibration). Each new row's ratio is
  * against its base twin; after the last point the verdicts are corrected
- * for the number of pairs (Holm). */
+ * for the number of pairs (false discovery rate, Benjamini-Hochberg). */
 #ifndef OPCOST_AB_H
 #define OPCOST_AB_H
 
@@ -78,7 +78,7 @@ int opcost_ab_start(const opcost_plan *plan, opcost_ab_ctx *ctx, char *err,
 void opcost_ab_stop(opcost_ab_ctx *ctx);
 
 /* The measurer of opcost_pipeline_run for an A/B run (alpha: the
- * significance of the Holm-corrected verdicts). */
+ * significance of the verdicts, adjusted for the false discovery rate). */
 opcost_point_measurer opcost_ab_measurer(opcost_ab_ctx *ctx);
 
 #endif

@@ -2,8 +2,8 @@
  * joined with what the two sides' processes differ by beyond the rounds
  * (measured between the processes of a side where each has two or more,
  * opcost_ab_ctx's contrasts; else the scatter of the path's ratios over
- * B), then its verdict with the p-values Holm-corrected over every pair
- * of the run. */
+ * B), then its verdict with the p-values adjusted over every pair of the
+ * run for the false discovery rate (Benjamini-Hochberg). */
 #ifndef OPCOST_AB_VERDICTS_H
 #define OPCOST_AB_VERDICTS_H
 

@@ -156,3 +156,22 @@ void opcost_holm(double *p, size_t m)
     }
     free(r);
 }
+
+void opcost_bh(double *p, size_t m)
+{
+    ranked *r = malloc((m ? m : 1) * sizeof *r);
+    if (!r)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < m; ++i)
+        if (!isnan(p[i]))
+            r[k++] = (ranked){p[i], i};
+    qsort(r, k, sizeof *r, by_p);
+    double running = 1;
+    for (size_t j = k; j-- > 0;) {
+        double adj = (double)k / (double)(j + 1) * r[j].p;
+        running = adj < running ? adj : running; /* monotone step-up */
+        p[r[j].i] = running;
+    }
+    free(r);
+}

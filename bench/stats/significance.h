@@ -1,5 +1,6 @@
 /* The significance test of `opcost compare`: Welch's t-test on the
- * logarithms of per-repetition medians, and Holm's step-down correction.
+ * logarithms of per-repetition medians, and the corrections for many tests
+ * (Holm's step-down, Benjamini and Hochberg's step-up).
  *
  * The run-to-run part of the noise is added to each pair's variance
  * (opcost_between_run_sigma), so identical runs on a noisy machine are not
@@ -50,5 +51,14 @@ double opcost_p_with_run_noise(double log_ratio, double se, double df,
 /* Holm's step-down adjustment of m p-values, in place (NAN entries are
  * left out and stay NAN). */
 void opcost_holm(double *p, size_t m);
+
+/* Benjamini and Hochberg's step-up adjustment of m p-values, in place
+ * (NAN entries are left out and stay NAN): the adjusted p-values below
+ * alpha are a set of discoveries of which at most a fraction alpha is
+ * expected to be false (for independent or positively dependent tests).
+ * Where every null holds (an A/A) that is the chance of any discovery, as
+ * with Holm's; where a change moves many of the tests, it finds far more
+ * of them than Holm's, which guards each one as if it were alone. */
+void opcost_bh(double *p, size_t m);
 
 #endif

@@ -10,7 +10,7 @@
 # And: --base/--new missing or not a build (exit 2, the option named), a
 # side whose opcost does not speak the protocol (a build from before
 # opcost ab: exit 2, said so), --device cuda refused, --processes out of
-# its range refused.
+# its range refused. The coordinator's OpenMP threads wait passively.
 # Usage: ab.sh OPCOST BUILD_DIR
 set -u
 opcost="$1" build="$(cd "$(dirname "$1")" && pwd)" dir="$2/ab"
@@ -18,7 +18,8 @@ rm -rf "$dir" && mkdir -p "$dir"
 fail=0
 printf 'op,B,N,dtype,layout,freq\nfused_add_rms_norm,4,1024,bfloat16,contiguous,1\nrms_norm_rows,64,1024,float32,transposed,1\n' >"$dir/shapes.csv"
 
-"$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
+env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT \
+    "$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
     --paths kernel,eager-cpp --llc-mib 32 --rep-budget-ms 5 \
     --out "$dir/ab.csv" >"$dir/ab.log" 2>&1
 rc=$?
@@ -72,13 +73,21 @@ grep -Eq "^  code        (on 2 MiB pages, placed anew every 50 ms of sampling \(
     { echo "FAIL: the four workers did not say where their code runs"; fail=1; }
 grep -q "^opcost ab: base .*, 2 processes a side$" "$dir/ab.log" ||
     { echo "FAIL: the processes a side not said"; fail=1; }
-"$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
+# the coordinator's OpenMP threads wait passively (omp_waits.h): its probe
+# threads spun milliseconds on the sides' cores after every probe sample
+grep -q "^opcost ab: coordinator's OpenMP threads: OMP_WAIT_POLICY=PASSIVE GOMP_SPINCOUNT=3000 (set by opcost ab)$" "$dir/ab.log" ||
+    { grep OpenMP "$dir/ab.log"; echo "FAIL: the coordinator's OpenMP waits not set"; fail=1; }
+# ... and what the user set is kept, and said
+env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=ACTIVE \
+    "$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
     --paths kernel --llc-mib 32 --rep-budget 2 --no-pin --processes 1 \
     --out "$dir/nopin.csv" >"$dir/nopin.log" 2>&1
 grep -q "^  threads     not pinned (--no-pin)$" "$dir/nopin.log" ||
     { cat "$dir/nopin.log"; echo "FAIL: --no-pin not said"; fail=1; }
 grep -q "^opcost ab: base .*, 1 process a side$" "$dir/nopin.log" ||
     { cat "$dir/nopin.log"; echo "FAIL: --processes 1 not said"; fail=1; }
+grep -q "^opcost ab: coordinator's OpenMP threads: OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=(unset) (as the environment says)$" "$dir/nopin.log" ||
+    { grep OpenMP "$dir/nopin.log"; echo "FAIL: the user's OMP_WAIT_POLICY not kept"; fail=1; }
 [[ $(grep -c "^opcost worker .*: code " "$dir/nopin.log") -eq 2 ]] ||
     { echo "FAIL: --processes 1: not two workers"; fail=1; }
 
