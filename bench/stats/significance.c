@@ -137,18 +137,31 @@ static int by_p(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void opcost_holm(double *p, size_t m)
+/* The non-NAN entries of p in increasing order (their count in *k), or
+ * NULL when memory ran out: every p is then set to 1, so nothing is
+ * claimed from an adjustment that was not made. */
+static ranked *rank_p(double *p, size_t m, size_t *k)
 {
     ranked *r = malloc((m ? m : 1) * sizeof *r);
-    if (!r)
-        return;
-    size_t k = 0;
+    *k = 0;
+    if (!r) {
+        for (size_t i = 0; i < m; ++i)
+            p[i] = isnan(p[i]) ? p[i] : 1.0;
+        return NULL;
+    }
     for (size_t i = 0; i < m; ++i)
         if (!isnan(p[i]))
-            r[k++] = (ranked){p[i], i};
-    qsort(r, k, sizeof *r, by_p);
+            r[(*k)++] = (ranked){p[i], i};
+    qsort(r, *k, sizeof *r, by_p);
+    return r;
+}
+
+void opcost_holm(double *p, size_t m)
+{
+    size_t k;
+    ranked *r = rank_p(p, m, &k);
     double running = 0;
-    for (size_t j = 0; j < k; ++j) {
+    for (size_t j = 0; r && j < k; ++j) {
         double adj = (double)(k - j) * r[j].p;
         adj = adj > 1 ? 1 : adj;
         running = adj > running ? adj : running; /* monotone step-down */
@@ -159,17 +172,11 @@ void opcost_holm(double *p, size_t m)
 
 void opcost_bh(double *p, size_t m)
 {
-    ranked *r = malloc((m ? m : 1) * sizeof *r);
-    if (!r)
-        return;
-    size_t k = 0;
-    for (size_t i = 0; i < m; ++i)
-        if (!isnan(p[i]))
-            r[k++] = (ranked){p[i], i};
-    qsort(r, k, sizeof *r, by_p);
+    size_t k;
+    ranked *r = rank_p(p, m, &k);
     double running = 1;
-    for (size_t j = k; j-- > 0;) {
-        double adj = (double)k / (double)(j + 1) * r[j].p;
+    for (size_t j = k; r && j-- > 0;) {
+        const double adj = (double)k / (double)(j + 1) * r[j].p;
         running = adj < running ? adj : running; /* monotone step-up */
         p[r[j].i] = running;
     }

@@ -49,7 +49,8 @@ double opcost_p_with_run_noise(double log_ratio, double se, double df,
                                double sigma_between);
 
 /* Holm's step-down adjustment of m p-values, in place (NAN entries are
- * left out and stay NAN). */
+ * left out and stay NAN; where memory runs out, the others become 1:
+ * nothing is claimed). */
 void opcost_holm(double *p, size_t m);
 
 /* Benjamini and Hochberg's step-up adjustment of m p-values, in place
