@@ -23,6 +23,16 @@ static unsigned detect(void)
     __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
     if (c & (1u << 29))
         f |= ROWOPS_CPU_F16C;
+    /* family: the base field, plus the extended one where the base is 15 */
+    const unsigned family =
+        ((a >> 8) & 0xf) + (((a >> 8) & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
+    unsigned v[4];
+    __asm__("cpuid"
+            : "=a"(v[3]), "=b"(v[0]), "=d"(v[1]), "=c"(v[2])
+            : "a"(0), "c"(0));
+    if ((f & ROWOPS_CPU_AVX512F) && family == 0x19 &&
+        !memcmp(v, "AuthenticAMD", 12))
+        f |= ROWOPS_CPU_AVX512_HALF_RATE;
 #endif
     return f;
 }
@@ -39,7 +49,10 @@ unsigned rowops_cpu_features_detected(void)
 unsigned rowops_cpu_features(void)
 {
     const unsigned hw = rowops_cpu_features_detected();
-    return override_mask >= 0 ? hw & (unsigned)override_mask : hw;
+    if (override_mask < 0)
+        return hw;
+    return (hw & (unsigned)override_mask) |
+           ((unsigned)override_mask & ROWOPS_CPU_AVX512_HALF_RATE);
 }
 
 int rowops_cpu_features_override(int mask)
@@ -58,7 +71,8 @@ const char *rowops_cpu_features_text(unsigned mask, char *buf, unsigned len)
                  {ROWOPS_CPU_FMA, "FMA"},
                  {ROWOPS_CPU_F16C, "F16C"},
                  {ROWOPS_CPU_AVX512F, "AVX512F"},
-                 {ROWOPS_CPU_AVX512BW, "AVX512BW"}};
+                 {ROWOPS_CPU_AVX512BW, "AVX512BW"},
+                 {ROWOPS_CPU_AVX512_HALF_RATE, "512-bit at half rate"}};
     if (!len)
         return buf;
     buf[0] = '\0';

@@ -12,7 +12,13 @@ enum {
     ROWOPS_CPU_FMA = 1u << 1,
     ROWOPS_CPU_F16C = 1u << 2,
     ROWOPS_CPU_AVX512F = 1u << 3,
-    ROWOPS_CPU_AVX512BW = 1u << 4
+    ROWOPS_CPU_AVX512BW = 1u << 4,
+    /* Not an instruction set: the core runs 512-bit operations as two
+     * 256-bit halves (AMD family 25, Zen 4, with AVX-512). Within the
+     * cache the AVX2 kernel is then as fast or faster in 16-bit floats and
+     * float32 (docs/dispatch.md). An override may set it on any CPU: it
+     * only moves a choice between kernels the CPU can run. */
+    ROWOPS_CPU_AVX512_HALF_RATE = 1u << 5
 };
 
 /* What the fast AVX2 kernel needs. */
@@ -31,7 +37,8 @@ unsigned rowops_cpu_features_detected(void);
 
 /* mask >= 0 replaces the detected features (tests); -1 restores detection.
  * Returns the previous override (-1 if none). A mask can only remove
- * features the hardware has: requesting more is clipped. */
+ * instruction sets the hardware has: requesting more is clipped
+ * (ROWOPS_CPU_AVX512_HALF_RATE, a property, is taken as given). */
 int rowops_cpu_features_override(int mask);
 
 /* "AVX2+FMA+F16C" style text for a feature mask (static buffer per call

@@ -306,11 +306,17 @@ static rowops_choice choose(const rowops_call *call, int want)
      * measured. */
     const int stream = large && (dt == ROWOPS_F32 ||
                                  call->op == ROWOPS_OP_RMS_NORM_ROWS || wide);
-    const rowops_impl impl = wide ? (stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
-                                            : ROWOPS_IMPL_CPU_FAST_AVX512)
-                                  : (stream ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
-                                            : ROWOPS_IMPL_CPU_FAST_AVX2);
-    const char *isa = wide ? "AVX-512" : "AVX2";
+    /* in the cache on a half-rate 512-bit core: AVX2 (rowops.h) */
+    const int halved =
+        wide && !large && (have & ROWOPS_CPU_AVX512_HALF_RATE) &&
+        !(dt == ROWOPS_BF16 &&
+          out_bytes <= (double)ROWOPS_HALF_RATE_BF16_512_MAX_OUT_BYTES);
+    const int use512 = wide && !halved;
+    const rowops_impl impl = use512 ? (stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
+                                              : ROWOPS_IMPL_CPU_FAST_AVX512)
+                                    : (stream ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
+                                              : ROWOPS_IMPL_CPU_FAST_AVX2);
+    const char *isa = use512 ? "AVX-512" : "AVX2";
     if (stream)
         return choice(want, impl,
                       "CPU fast (%s, streaming stores): %s, unit stride, "
@@ -329,8 +335,11 @@ static rowops_choice choose(const rowops_call *call, int want)
                       (long long)limit);
     return choice(want, impl,
                   "CPU fast (%s): %s, unit stride, 32-byte aligned rows, "
-                  "N = %lld <= %lld",
-                  isa, rowops_dtype_name(dt), (long long)n, (long long)limit);
+                  "N = %lld <= %lld%s",
+                  isa, rowops_dtype_name(dt), (long long)n, (long long)limit,
+                  halved ? " (in the cache on a core that runs 512-bit "
+                           "operations in two halves: AVX2)"
+                         : "");
 }
 
 rowops_choice rowops_choose(const rowops_call *call)

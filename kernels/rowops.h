@@ -127,6 +127,14 @@ typedef struct rowops_choice {
  * x0.71; 6.4 MiB (float32 B = 204, bfloat16 B = 405) x1.43 and x1.04. */
 #define ROWOPS_STREAM_LLC_NUM 3
 #define ROWOPS_STREAM_LLC_DEN 8
+/* Below the streaming size, on a core that runs 512-bit operations as two
+ * halves (ROWOPS_CPU_AVX512_HALF_RATE: Zen 4), the AVX2 kernel is picked
+ * over the AVX-512 one, but for bfloat16 whose outputs fit one core's
+ * 1 MiB L2: there AVX-512 BF16's one-instruction rounding keeps AVX-512
+ * ahead. Measured (Zen 4, 32 MiB L3, N = 4096, paired, warm; AVX-512 /
+ * AVX2 time; docs/dispatch.md): bfloat16 outputs <= 1 MiB x0.89-0.98,
+ * 2-11 MiB x0.99-1.15; float16 x0.98-1.11; float32 x0.97-1.14. */
+#define ROWOPS_HALF_RATE_BF16_512_MAX_OUT_BYTES (1u << 20)
 
 /* The largest N the one-pass fast kernels accept for a dtype (0: none). */
 int64_t rowops_one_pass_limit(rowops_dtype dtype);

@@ -210,6 +210,11 @@ int64_t force_cpu_features(int64_t mask)
     return rowops_cpu_features_override(static_cast<int>(mask));
 }
 
+int64_t cpu_features()
+{
+    return static_cast<int64_t>(rowops_cpu_features());
+}
+
 TORCH_LIBRARY_IMPL(rowops, CPU, m)
 {
     m.impl("rms_norm_rows", &rms_norm_rows);

@@ -16,6 +16,8 @@ namespace rowops
 std::string last_dispatch();          // forward.cpp
 std::string last_backward_dispatch(); // backward.cpp
 int64_t force_cpu_features(int64_t mask);
+// The features the eligibility function sees (ROWOPS_CPU_* bits).
+int64_t cpu_features();
 #ifdef ROWOPS_HAVE_CUDA
 void cuda_leave_pending_error(); // forward_cuda.cpp
 #endif

@@ -41,6 +41,7 @@ TORCH_LIBRARY(rowops, m)
     m.def("_last_dispatch() -> str", &rowops::last_dispatch);
     m.def("_last_backward_dispatch() -> str", &rowops::last_backward_dispatch);
     m.def("_force_cpu_features(int mask) -> int", &rowops::force_cpu_features);
+    m.def("_cpu_features() -> int", &rowops::cpu_features);
     // The large-output block cache (block_cache.h): release it, read it.
     m.def("_empty_cpu_cache() -> int", &rowops::block_cache_release);
     m.def("_cpu_cache_held() -> int", &rowops::block_cache_held);

@@ -159,7 +159,9 @@ static void cuda_x_col_stride(rowops_call *c)
 #endif
 
 /* FAST: cpu_fast_avx512 with AVX-512 F+BW, cpu_fast_avx2 with AVX2+FMA+
- * F16C, else portable; FAST_NT its streaming form (portable: itself). */
+ * F16C, else portable; FAST_NT its streaming form (portable: itself). On a
+ * core that runs 512-bit operations in halves (AMD family 25), FAST is the
+ * AVX2 kernel for these small calls but in bfloat16 (rowops.h). */
 enum { FAST = -1, FAST_NT = -2 };
 
 static const struct row {
@@ -277,6 +279,58 @@ static const struct row {
 #endif
 };
 
+/* The half-rate rule (rowops.h), with the property forced on and off:
+ * only where the CPU has AVX-512 (else there is no choice to move). In the
+ * cache the AVX2 kernel but for bfloat16 outputs up to 1 MiB; streaming
+ * calls keep the AVX-512 kernel. */
+static void check_half_rate(int avx512)
+{
+    if (!avx512) {
+        printf("  half-rate rule: SKIPPED (no AVX-512 here)\n");
+        return;
+    }
+    static const struct {
+        rowops_dtype dtype;
+        int64_t B; /* N = 4096 */
+        rowops_impl half, full;
+    } cases[] = {
+        {ROWOPS_F32, 4, ROWOPS_IMPL_CPU_FAST_AVX2, ROWOPS_IMPL_CPU_FAST_AVX512},
+        {ROWOPS_F16, 64, ROWOPS_IMPL_CPU_FAST_AVX2,
+         ROWOPS_IMPL_CPU_FAST_AVX512},
+        /* bfloat16 outputs 1 MiB (two of 64 x 4096 x 2 bytes): AVX-512 */
+        {ROWOPS_BF16, 64, ROWOPS_IMPL_CPU_FAST_AVX512,
+         ROWOPS_IMPL_CPU_FAST_AVX512},
+        /* a row more: AVX2 */
+        {ROWOPS_BF16, 65, ROWOPS_IMPL_CPU_FAST_AVX2,
+         ROWOPS_IMPL_CPU_FAST_AVX512},
+        /* outputs of 32 GiB stream, whatever the rate */
+        {ROWOPS_F32, 1 << 20, ROWOPS_IMPL_CPU_FAST_AVX512_NT,
+         ROWOPS_IMPL_CPU_FAST_AVX512_NT},
+    };
+    const unsigned all = rowops_cpu_features_detected();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        for (int on = 0; on < 2; ++on) {
+            rowops_call c = base_call(cases[i].dtype, cases[i].B, 4096);
+            rowops_cpu_features_override(
+                (int)(on ? all | ROWOPS_CPU_AVX512_HALF_RATE
+                         : all & ~(unsigned)ROWOPS_CPU_AVX512_HALF_RATE));
+            const rowops_choice got = rowops_choose(&c);
+            rowops_cpu_features_override(-1);
+            const rowops_impl want = on ? cases[i].half : cases[i].full;
+            const int says = strstr(got.reason, "two halves") != NULL;
+            C_EXPECT(got.impl == want &&
+                         says == (on && want == ROWOPS_IMPL_CPU_FAST_AVX2),
+                     "half rate %s, %s B = %lld: got %s (%s), want %s",
+                     on ? "on" : "off", rowops_dtype_name(cases[i].dtype),
+                     (long long)cases[i].B, rowops_impl_name(got.impl),
+                     got.reason, rowops_impl_name(want));
+            printf("  half rate %-3s %-8s B = %-8lld %-18s %s\n",
+                   on ? "on" : "off", rowops_dtype_name(cases[i].dtype),
+                   (long long)cases[i].B, rowops_impl_name(got.impl),
+                   got.reason);
+        }
+}
+
 int main(void)
 {
     const unsigned hw = rowops_cpu_features_detected();
@@ -284,9 +338,13 @@ int main(void)
         (hw & ROWOPS_CPU_FAST_FEATURES) == ROWOPS_CPU_FAST_FEATURES;
     const int avx512 =
         (hw & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;
+    const int half = (hw & ROWOPS_CPU_AVX512_HALF_RATE) != 0;
     const int fast = avx512 ? ROWOPS_IMPL_CPU_FAST_AVX512
                      : avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2
                             : ROWOPS_IMPL_CPU_FAST_PORTABLE;
+    /* a small call's fast kernel in dtype d on this CPU */
+#define FAST_OF(d)                                                             \
+    (avx512 && half && (d) != ROWOPS_BF16 ? ROWOPS_IMPL_CPU_FAST_AVX2 : fast)
     const int fast_nt = avx512 ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
                         : avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
                                : ROWOPS_IMPL_CPU_FAST_PORTABLE;
@@ -307,7 +365,7 @@ int main(void)
         rowops_cpu_features_override(r->features);
         const rowops_choice got = rowops_choose(&c);
         rowops_cpu_features_override(-1);
-        const int want = r->want == FAST      ? fast
+        const int want = r->want == FAST      ? FAST_OF(r->dtype)
                          : r->want == FAST_NT ? fast_nt
                          : r->want == -3      ? avx2_only
                          : r->want == -4      ? avx2_nt
@@ -334,7 +392,7 @@ int main(void)
     for (int64_t B = at - 1; B <= at; ++B) {
         rowops_call c = base_call(ROWOPS_F32, B, 4096);
         const rowops_choice got = rowops_choose(&c);
-        const int want = B == at ? fast_nt : fast;
+        const int want = B == at ? fast_nt : FAST_OF(ROWOPS_F32);
         C_EXPECT(got.impl == (rowops_impl)want,
                  "B = %lld (outputs %.2f MiB, LLC %.0f MiB): got %s (%s), want "
                  "%s",
@@ -344,5 +402,6 @@ int main(void)
         printf("  streaming boundary B = %-16lld %-18s %s\n", (long long)B,
                rowops_impl_name(got.impl), got.reason);
     }
+    check_half_rate(avx512);
     return c_report("test_eligibility");
 }

@@ -11,12 +11,29 @@ import rowops
 from samples import (TOL, Sample, assert_matches_formula, formula, samples)
 
 ops = torch.ops.rowops
-AVX2, FMA, F16C = 1, 2, 4
-# The fast kernel this CPU gets: AVX-512, AVX2 or portable (a tiny call:
-# never the streaming form).
-FAST = rowops.explain_dispatch("rms_norm_rows", torch.ones(1, 8)).impl
-HAS_FAST_CPU = FAST != "cpu_fast_portable"
-HAS_512 = FAST == "cpu_fast_avx512"
+AVX2, FMA, F16C, AVX512F, AVX512BW = 1, 2, 4, 8, 16
+HALF_RATE = 32  # kernels/cpu_features.h: 512-bit operations in two halves
+FEATURES = ops._cpu_features()
+HAS_FAST_CPU = FEATURES & (AVX2 | FMA | F16C) == AVX2 | FMA | F16C
+HAS_512 = HAS_FAST_CPU and FEATURES & (AVX512F | AVX512BW) == (AVX512F
+                                                               | AVX512BW)
+
+
+def fast_of(dtype, features=FEATURES):
+    """The fast kernel a small call gets (never the streaming form):
+    AVX-512 where the CPU has it, but the AVX2 kernel on a core that runs
+    512-bit operations in two halves except for bfloat16 with outputs up
+    to 1 MiB (kernels/rowops.h); AVX2; or portable."""
+    if features & (AVX2 | FMA | F16C) != AVX2 | FMA | F16C:
+        return "cpu_fast_portable"
+    wide = features & (AVX512F | AVX512BW) == AVX512F | AVX512BW
+    if wide and not (features & HALF_RATE and dtype != torch.bfloat16):
+        return "cpu_fast_avx512"
+    return "cpu_fast_avx2"
+
+
+# The float32 one, which most cases below use.
+FAST = fast_of(torch.float32)
 COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
 # kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_F32, _NARROW_MAX
 NARROW_PICK = {torch.float32: 12, torch.float16: 16, torch.bfloat16: 16}
@@ -78,25 +95,26 @@ def _boundary_cases():
     cases = []
     for dt in (torch.float32, torch.float16, torch.bfloat16):
         name = str(dt)[6:]
-        cases.append((f"dtype {name}", fused(values(4, 64, dtype=dt)), FAST,
-                      name))
+        cases.append((f"dtype {name}", fused(values(4, 64, dtype=dt)),
+                      fast_of(dt), name))
         n = LIMIT[dt]
         cases.append((f"N = {name} limit {n}",
-                      fused(values(2, n, dtype=dt)), FAST, f"N = {n}"))
+                      fused(values(2, n, dtype=dt)), fast_of(dt),
+                      f"N = {n}"))
         cases.append((f"N = {name} limit + 1",
                       fused(values(2, n + 1, dtype=dt)), "cpu_strided",
                       f"N = {n + 1} outside"))
         es = torch.empty(0, dtype=dt).element_size()
         buf = aligned(values(4 * 64 + 32, dtype=dt))
         cases.append((f"{name} pointer at 32 bytes",
-                      fused(buf[32 // es:32 // es + 256].view(4, 64)), FAST,
-                      "aligned"))
+                      fused(buf[32 // es:32 // es + 256].view(4, 64)),
+                      fast_of(dt), "aligned"))
         cases.append((f"{name} pointer one element off",
                       fused(buf[1:257].view(4, 64)), "cpu_strided",
                       f"x data pointer is {es} bytes past"))
-        for extra, want, why in ((0, FAST, "aligned"),
+        for extra, want, why in ((0, fast_of(dt), "aligned"),
                                  (1, "cpu_strided", "is not a multiple of 32"),
-                                 (32 // es, FAST, "aligned")):
+                                 (32 // es, fast_of(dt), "aligned")):
             rows = aligned(values(4, 64 + extra, dtype=dt))[:, :64]
             cases.append((f"{name} row stride N + {extra}", fused(rows), want,
                           why))
@@ -163,7 +181,8 @@ def _boundary_cases():
                   "weight data pointer is 4 bytes past"))
     cases.append(("weight float32 with bfloat16 x",
                   fused(values(4, 64, dtype=torch.bfloat16),
-                        weight=values(64)), FAST, "bfloat16"))
+                        weight=values(64)), fast_of(torch.bfloat16),
+                  "bfloat16"))
     cases.append(("x expanded (row stride 0)",
                   fused(values(1, 64).expand(4, 64)), "cpu_strided",
                   "x row stride 0 < N = 64"))
@@ -233,6 +252,41 @@ def test_transposed_on_fewer_cpu_features(poisoned_outputs, dtype, features,
         assert_matches_formula(sample, result)
     finally:
         ops._force_cpu_features(previous)
+
+
+@pytest.mark.skipif(not HAS_512, reason="no AVX-512 here: no choice to move")
+@pytest.mark.parametrize("half", [False, True], ids=["full rate", "half rate"])
+@pytest.mark.parametrize("dtype,B", [
+    (torch.float32, 4), (torch.float16, 64), (torch.bfloat16, 64),
+    (torch.bfloat16, 65)], ids=["float32", "float16", "bfloat16 1 MiB out",
+                                "bfloat16 a row more"])
+def test_half_rate_core_takes_avx2_in_the_cache(poisoned_outputs, half, dtype,
+                                                B):
+    """On a core that runs 512-bit operations in two halves (AMD family 25)
+    a call within the cache runs the AVX2 kernel, but bfloat16 with outputs
+    up to 1 MiB (64 rows of 4096 x 2 outputs x 2 bytes); elsewhere the
+    AVX-512 one. The property forced both ways on any AVX-512 CPU."""
+    mask = FEATURES | HALF_RATE if half else FEATURES & ~HALF_RATE
+    want = ("cpu_fast_avx2" if half and (dtype != torch.bfloat16 or B > 64)
+            else "cpu_fast_avx512")
+    sample = fused(values(B, 4096, dtype=dtype))
+    previous = ops._force_cpu_features(mask)
+    try:
+        d = rowops.explain_dispatch(sample.op, *sample.args)
+        assert d.impl == want, d
+        assert ("two halves" in d.reason) == (want == "cpu_fast_avx2"), d
+        result, ran = run(sample)
+        assert ran == want
+        assert_matches_formula(sample, result)
+    finally:
+        ops._force_cpu_features(previous)
+
+
+def test_features_and_the_pick_agree():
+    """The expectations above come from the CPU's features; the small
+    float32 call's kernel follows them."""
+    assert rowops.explain_dispatch("rms_norm_rows",
+                                   torch.ones(1, 8)).impl == FAST
 
 
 def test_inplace_goes_through_the_same_decision():

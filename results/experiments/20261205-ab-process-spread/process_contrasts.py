@@ -4,10 +4,12 @@ A row's samples in <run>-ab.samples.csv are its side's processes merged by
 round, process 0 first within a round (rounds.c, opcost_member_merge), so
 a round holding two samples is process 0 then process 1. The contrast of
 a row is the mean over its rounds of log(process 0 / process 1); it is 0
-but for what each process's own placement does. Prints the median and
-90th percentile of |contrast| per path and per size of one input set.
+but for what each process's own placement does. Writes every row's
+contrast to contrasts.csv (the samples files, 30-35 MB a run, are not
+kept), then prints the median and 90th percentile of |contrast| per path
+and per size of one input set; with no runs named it reads contrasts.csv.
 
-    python3 process_contrasts.py RUN-ab.csv [RUN-ab.csv ...]
+    python3 process_contrasts.py [RUN-ab.csv ...]
 """
 import collections
 import csv
@@ -33,12 +35,24 @@ def contrasts(run):
             yield r, statistics.fmean(v)
 
 
+FIELDS = ["run", "side", "path", "dtype", "layout", "B", "working_set_bytes",
+          "contrast"]
+
+
 def main(runs):
+    if runs:
+        with open("contrasts.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(FIELDS)
+            for run in runs:
+                for r, d in contrasts(run):
+                    w.writerow([run.split("/")[-1]] +
+                               [r[k] for k in FIELDS[1:-1]] + [f"{d:.6f}"])
     by = collections.defaultdict(list)
-    for run in runs:
-        for r, d in contrasts(run):
+    with open("contrasts.csv") as f:
+        for r in csv.DictReader(f):
             by[(r["path"], size_class(int(r["working_set_bytes"])))].append(
-                abs(d))
+                abs(float(r["contrast"])))
     order = ["< 4 MiB", "4-16 MiB", "16-64 MiB", ">= 64 MiB"]
     print("| path | one set | contrasts | median abs | p90 abs |")
     print("|---|---|---|---|---|")
