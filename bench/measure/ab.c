@@ -206,7 +206,13 @@ static int remote_sample(void *ctx, double *us, double *device_us, char *err,
         snprintf(err, len, "the %s worker is gone", r->side->name);
         return -1;
     }
-    const ab_sample q = {AB_SAMPLE, r->index, r->batch, r->pos % r->nsets};
+    ab_sample q;
+    memset(&q, 0, sizeof q); /* no stray bytes on the wire */
+    q.kind = AB_SAMPLE;
+    q.member = r->index;
+    q.batch = r->batch;
+    q.lead_in = 1 + r->lead_in;
+    q.set = r->pos % r->nsets;
     opcost_workload_flush_any(r->w, (int)q.set, r->batch + r->lead_in);
     r->pos += r->batch + r->lead_in;
     ab_sample_reply a;
@@ -393,14 +399,20 @@ static int time_point(ab_point *pt, char *err, size_t len)
             if (st->status != OPCOST_STATUS_OK ||
                 row_of(pt, wk % 2, i)->status != OPCOST_STATUS_OK)
                 continue;
-            /* the same calls per sample on both sides: the base's */
-            const int batch =
-                b->status == OPCOST_STATUS_OK ? b->batch : st->batch;
+            /* the same calls per sample on both sides, and the same
+             * lead-in call: the base's. Each side deciding by its own call
+             * can split them near 1 ms (an A/A's eager-cpp bfloat16 B =
+             * 1215: base 1032 us a call, new 858, x0.907; how much of that
+             * the split made, beside the processes' own spread there, is
+             * not known: results/20261204T211907Z-aa3-400ms-omp-ab.csv) */
+            const int base_ok = b->status == OPCOST_STATUS_OK;
+            const int batch = base_ok ? b->batch : st->batch;
+            const double call_us = base_ok ? b->call_us : st->call_us;
             pt->rm[wk][i] = (remote){&pt->ab->workers[wk],
                                      &pt->w,
                                      i,
                                      batch,
-                                     st->call_us < OPCOST_LEAD_IN_BELOW_US,
+                                     call_us < OPCOST_LEAD_IN_BELOW_US,
                                      0,
                                      pt->w.nsets};
             pt->member[wk][i] = pt->nmembers;

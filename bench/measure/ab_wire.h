@@ -82,8 +82,15 @@ typedef struct ab_open_reply {
 typedef struct ab_sample {
     uint32_t kind;
     int32_t member, batch;
+    /* 1 + whether to lead the sample in with an untimed call, the same on
+     * both sides (the base's call decides); 0: the worker decides by its
+     * own call, as protocol 1's first workers did. In what was padding: a
+     * worker of before reads set where it did and ignores this. */
+    int32_t lead_in;
     int64_t set;
 } ab_sample;
+_Static_assert(sizeof(ab_sample) == 24 && offsetof(ab_sample, set) == 16,
+               "ab_sample keeps protocol 1's layout");
 
 typedef struct ab_sample_reply {
     int32_t ok;

@@ -191,6 +191,7 @@ static void sample(worker *wk, const ab_sample *q)
         opcost_timer_state *t = &pt->timer[q->member];
         t->batch = q->batch;
         t->next_set = (int)q->set;
+        t->lead_in = q->lead_in == 1 || q->lead_in == 2 ? q->lead_in - 1 : -1;
         r.ok = opcost_timing_sample(t, &r.us, &r.device_us) == 0;
         if (!r.ok)
             snprintf(r.error, sizeof r.error, "%s", t->error);

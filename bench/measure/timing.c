@@ -37,6 +37,7 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
     memset(t, 0, sizeof *t);
     t->run = run;
     t->what = what;
+    t->lead_in = -1;
     t->next_set = run->w->nsets > 0 ? run->first_set % run->w->nsets : 0;
     /* calibrate on up to three calls (the first is often slower), fewer
      * when one call already lasts a millisecond: the path ran once before
@@ -133,7 +134,8 @@ int opcost_timing_sample(opcost_timer_state *t, double *us, double *device_us)
      * previous sample would have been) makes the batch a warm one; a call
      * of a millisecond or more does not notice (and would double the time
      * of the slowest members) */
-    const int lead_in = t->call_us < OPCOST_LEAD_IN_BELOW_US;
+    const int lead_in =
+        t->lead_in >= 0 ? t->lead_in : t->call_us < OPCOST_LEAD_IN_BELOW_US;
     opcost_workload_flush(t->run->w, t->next_set, t->batch + lead_in);
     if (lead_in && (call_once(t) || finish(t)))
         return -1;

@@ -26,6 +26,10 @@ typedef struct opcost_timer_state {
     int batch;      /* calls per sample */
     int next_set;   /* rotation */
     double call_us; /* calibration: one call */
+    /* whether a sample is led in by one untimed call: -1 (opcost_timing_
+     * begin's) decides by call_us; 0 or 1 as told (opcost ab: both sides
+     * as the base, so a pair's two sides make the same calls) */
+    int lead_in;
     double *samples;
     /* on a GPU: the device time per call of each sample (CUDA events
      * around its batch), beside samples; NULL on the CPU */
@@ -57,7 +61,8 @@ int opcost_timing_begin(opcost_timer_state *t, opcost_path_run *run,
  * t->samples until rule stops it. Returns the number taken, or -1. */
 long opcost_timing_repetition(opcost_timer_state *t, opcost_stop_rule *rule);
 
-/* A sample of calls shorter than this is led in by one untimed call. */
+/* A sample of calls shorter than this is led in by one untimed call
+ * (where lead_in is -1). */
 #define OPCOST_LEAD_IN_BELOW_US 1000.0
 
 /* One sample, outside any repetition (a member's sample in a round,

@@ -333,6 +333,49 @@ static void model_warm_up_is_two_calls(void)
     opcost_workload_free(&w);
 }
 
+/* A sample's lead-in call: by the calibration (calls under 1 ms) where
+ * lead_in is -1, else as told (opcost ab tells both sides the base's). */
+static void lead_in_as_told(void)
+{
+    opcost_workload w;
+    char err[512];
+    if (opcost_workload_make(&w, &small_case, 1 << 20, 1, 1, err, sizeof err)) {
+        C_EXPECT(0, "workload: %s", err);
+        return;
+    }
+    opcost_path p;
+    memset(&p, 0, sizeof p);
+    p.name = "counted";
+    p.run = counted_call;
+    opcost_path_run r;
+    memset(&r, 0, sizeof r);
+    r.path = &p;
+    r.variant = &opcost_variant_auto;
+    r.w = &w;
+    opcost_timer_state t;
+    C_EXPECT(opcost_timing_begin(&t, &r, OPCOST_TIME_RUN, 20, 0.005, 0) == 0,
+             "timing begins");
+    C_EXPECT(t.lead_in == -1, "decided by the call (%d)", t.lead_in);
+    const struct {
+        int lead_in;
+        double call_us;
+        int extra;
+    } cases[] = {{-1, 1.0, 1}, {-1, 2000.0, 0}, {0, 1.0, 0}, {1, 2000.0, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        t.lead_in = cases[i].lead_in;
+        t.call_us = cases[i].call_us;
+        double us, device_us;
+        counted_calls = 0;
+        C_EXPECT(opcost_timing_sample(&t, &us, &device_us) == 0, "a sample");
+        C_EXPECT(counted_calls == t.batch + cases[i].extra,
+                 "lead_in %d, calls of %.0f us: %d calls, want %d",
+                 cases[i].lead_in, cases[i].call_us, counted_calls,
+                 t.batch + cases[i].extra);
+    }
+    opcost_timing_end(&t);
+    opcost_workload_free(&w);
+}
+
 int main(void)
 {
     char err[512];
@@ -340,6 +383,7 @@ int main(void)
     case_bytes();
     all_variants_one_workload();
     model_warm_up_is_two_calls();
+    lead_in_as_told();
     kernel_names_its_copies();
     kernel_takes_columns_as_they_lie();
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
