@@ -291,26 +291,34 @@ static int counted_call(opcost_path_run *r, int set, char *err, size_t len)
     return 0;
 }
 
+/* The counted path over small_case's sets: 0, or -1 (reported). */
+static int counted_run(opcost_workload *w, opcost_path *p, opcost_path_run *r)
+{
+    char err[512];
+    if (opcost_workload_make(w, &small_case, 1 << 20, 1, 1, err, sizeof err)) {
+        C_EXPECT(0, "workload: %s", err);
+        return -1;
+    }
+    memset(p, 0, sizeof *p);
+    p->name = "counted";
+    p->run = counted_call;
+    memset(r, 0, sizeof *r);
+    r->path = p;
+    r->variant = &opcost_variant_auto;
+    r->w = w;
+    return 0;
+}
+
 /* The warm-up before timing: two calls per input set (until 0.5 s) for an
  * op path; a model path's whole warm-up is two calls, whatever its sets.
  * Calls of >= 1 ms calibrate in one call. */
 static void model_warm_up_is_two_calls(void)
 {
     opcost_workload w;
-    char err[512];
-    if (opcost_workload_make(&w, &small_case, 1 << 20, 1, 1, err, sizeof err)) {
-        C_EXPECT(0, "workload: %s", err);
-        return;
-    }
     opcost_path p;
-    memset(&p, 0, sizeof p);
-    p.name = "counted";
-    p.run = counted_call;
     opcost_path_run r;
-    memset(&r, 0, sizeof r);
-    r.path = &p;
-    r.variant = &opcost_variant_auto;
-    r.w = &w;
+    if (counted_run(&w, &p, &r))
+        return;
     for (int model = 0; model < 2; ++model) {
         p.model = model;
         counted_calls = 0;
@@ -338,20 +346,10 @@ static void model_warm_up_is_two_calls(void)
 static void lead_in_as_told(void)
 {
     opcost_workload w;
-    char err[512];
-    if (opcost_workload_make(&w, &small_case, 1 << 20, 1, 1, err, sizeof err)) {
-        C_EXPECT(0, "workload: %s", err);
-        return;
-    }
     opcost_path p;
-    memset(&p, 0, sizeof p);
-    p.name = "counted";
-    p.run = counted_call;
     opcost_path_run r;
-    memset(&r, 0, sizeof r);
-    r.path = &p;
-    r.variant = &opcost_variant_auto;
-    r.w = &w;
+    if (counted_run(&w, &p, &r))
+        return;
     opcost_timer_state t;
     C_EXPECT(opcost_timing_begin(&t, &r, OPCOST_TIME_RUN, 20, 0.005, 0) == 0,
              "timing begins");
