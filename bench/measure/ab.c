@@ -469,18 +469,18 @@ static int side_members(ab_point *pt, int s, int i, const opcost_member **m,
     return k;
 }
 
-/* The log ratios between a side's processes 2j and 2j + 1 at this point,
- * kept for holm_verdicts (the spread they show joins the intervals). -1:
- * out of memory. */
+/* What a side's processes differ by at this point, each against all the
+ * others (opcost_members_contrasts: k - 1 of them), kept for
+ * opcost_ab_verdicts (the spread they show joins the intervals). -1: out
+ * of memory. */
 static int keep_contrasts(ab_point *pt, int s, int i,
                           const opcost_member *const *m, int k)
 {
     opcost_ab_ctx *ab = pt->ab;
-    for (int j = 0; j + 1 < k; j += 2) {
-        opcost_paired e;
-        if (opcost_member_ratio(m[j], m[j + 1], pt->pc->cfg->seed, &e) ||
-            !(e.se > 0))
-            continue;
+    double d[OPCOST_AB_MAX_PROCESSES], se[OPCOST_AB_MAX_PROCESSES];
+    const int n =
+        k >= 2 ? opcost_members_contrasts(m, k, pt->pc->cfg->seed, d, se) : 0;
+    for (int j = 0; j < n; ++j) {
         if (ab->ncontrasts == ab->capcontrasts) {
             const size_t cap = ab->capcontrasts ? 2 * ab->capcontrasts : 256;
             opcost_ab_contrast *c =
@@ -490,8 +490,8 @@ static int keep_contrasts(ab_point *pt, int s, int i,
             ab->contrasts = c;
             ab->capcontrasts = cap;
         }
-        ab->contrasts[ab->ncontrasts++] = (opcost_ab_contrast){
-            pt->row[s][i], pt->row[NEW][i], e.log_ratio, e.se};
+        ab->contrasts[ab->ncontrasts++] =
+            (opcost_ab_contrast){pt->row[s][i], pt->row[NEW][i], d[j], se[j]};
     }
     return 0;
 }

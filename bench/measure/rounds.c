@@ -198,6 +198,23 @@ int opcost_members_ratio(const opcost_member *const *a, int na,
     return rc;
 }
 
+int opcost_members_contrasts(const opcost_member *const *m, int k,
+                             uint64_t seed, double *d, double *se)
+{
+    if (k < 2 || k > 64)
+        return -1;
+    int n = 0;
+    for (int j = 1; j < k; ++j) {
+        opcost_paired e;
+        if (opcost_members_ratio(m, j, &m[j], 1, seed, &e) || !(e.se > 0))
+            continue;
+        const double scale = sqrt(2.0 * j / (j + 1));
+        d[n] = scale * e.log_ratio;
+        se[n++] = scale * e.se;
+    }
+    return n;
+}
+
 /* The widest interval of the live pairs; INFINITY while one cannot be
  * estimated yet, NAN when there are none. */
 static double widest(const opcost_member *m, const opcost_rounds_pair *pairs,

@@ -6,6 +6,7 @@
  * of two members through a 2x drift of the host; groups sampled back to
  * back. */
 #include "c_samples.h"
+#include "paired.h"
 #include "rounds.h"
 
 #include <math.h>
@@ -423,6 +424,65 @@ static void test_members_shared_rounds(void)
              "no members on a side: refused");
 }
 
+/* A side's four processes in two camps, 0 and 1 alike, 2 and 3 alike,
+ * the camps 10 % apart (placements that move two processes alike): each
+ * process against all the others shows the 10 %, where the pairs (0, 1)
+ * and (2, 3) read 1.0 both; four alike show no spread. */
+static void test_contrasts_all_processes(void)
+{
+    enum { R = 200, K = 4 };
+    double us[2][K][R];
+    int64_t round[R];
+    for (int r = 0; r < R; ++r) {
+        round[r] = r;
+        const double drift = exp(log(2.0) * 0.5 * (1 + sin(2 * PI * r / 50)));
+        for (int k = 0; k < K; ++k) {
+            const double z =
+                sqrt(-2 * log(uniform())) * cos(2 * PI * uniform());
+            us[0][k][r] = (k < 2 ? 110 : 100) * drift * exp(0.01 * z);
+            us[1][k][r] = 100 * drift * exp(0.01 * z);
+        }
+    }
+    for (int camps = 1; camps >= 0; --camps) {
+        opcost_member m[K];
+        const opcost_member *side[K];
+        for (int k = 0; k < K; ++k) {
+            m[k] = (opcost_member){.n = R, .us = us[!camps][k], .round = round};
+            side[k] = &m[k];
+        }
+        double d[K], se[K];
+        const int n = opcost_members_contrasts(side, K, 1, d, se);
+        C_EXPECT(n == K - 1, "%d contrasts of %d processes", n, K);
+        if (n != K - 1)
+            continue;
+        const double spread = opcost_paired_point_spread(d, se, (size_t)n, 0);
+        if (camps) {
+            opcost_paired p01, p23;
+            C_EXPECT(opcost_member_ratio(&m[0], &m[1], 1, &p01) == 0 &&
+                         opcost_member_ratio(&m[2], &m[3], 1, &p23) == 0 &&
+                         fabs(p01.log_ratio) < 0.01 &&
+                         fabs(p23.log_ratio) < 0.01,
+                     "the camps' pairs alike: %.4f %.4f", p01.log_ratio,
+                     p23.log_ratio);
+            /* 0 and 1 over 2: log 1.1, scaled to one difference's sd */
+            C_EXPECT(fabs(d[0]) < 4 * se[0] &&
+                         fabs(d[1] - sqrt(4.0 / 3) * log(1.1)) < 0.01,
+                     "contrasts %.4f +- %.4f, %.4f (%.4f put in)", d[0], se[0],
+                     d[1], sqrt(4.0 / 3) * log(1.1));
+            C_EXPECT(spread > 0.05,
+                     "the camps' spread seen: %.4f (one difference's sd)",
+                     spread);
+        } else {
+            C_EXPECT(spread == 0, "four alike: no spread (%.4f)", spread);
+        }
+    }
+    opcost_member one = {.n = R, .us = us[1][0], .round = round};
+    const opcost_member *alone[1] = {&one};
+    double d[1], se[1];
+    C_EXPECT(opcost_members_contrasts(alone, 1, 1, d, se) == -1,
+             "one process: no contrast, refused");
+}
+
 /* opcost ab at its widest: 8 processes of each of two builds of 64
  * members, and the probe (1025 members) run their rounds. */
 static void test_widest_ab(void)
@@ -456,6 +516,7 @@ int main(void)
     test_widest_ab();
     test_processes();
     test_members_shared_rounds();
+    test_contrasts_all_processes();
     test_target();
     test_budget();
     test_stride();
