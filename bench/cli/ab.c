@@ -39,6 +39,13 @@ enum { BASE_WORKER = 0, NEW_WORKER = 1 };
  * +-9.0 % at 10 ms in 233 s, +-2.5-2.8 % at 100 ms in 438-475 s;
  * docs/comparing.md). */
 #define OPCOST_AB_REP_BUDGET_S 0.100
+
+/* Worker processes a side unless --processes says otherwise: 4, not 2.
+ * Three A/A runs of llama-3.1-8b-conv at 400 ms with four, each process
+ * compared with all the others, had no false verdict; with two, four of
+ * five had one to three (a process's placement moves its speed, and two
+ * a side hold too little of it: docs/comparing.md). */
+#define OPCOST_AB_PROCESSES 4
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -64,7 +71,7 @@ static void usage(FILE *f)
             "  --alpha X    significance of a slower or faster verdict, "
             "adjusted\n               over the pairs for the false discovery "
             "rate\n               (Benjamini-Hochberg; default: 0.05)\n"
-            "  --processes K  worker processes a side, 1 to %d (default 2): "
+            "  --processes K  worker processes a side, 1 to %d (default 4): "
             "a process's\n               own placement in memory moves its "
             "speed for its whole\n               life; the sides' means "
             "average it over K and the processes\n               of a side "
@@ -258,7 +265,7 @@ int opcost_ab_main(int argc, char **argv)
     const char *gates_out = NULL;
     int gate_on = 0;
     double alpha = 0.05;
-    long processes = 2;
+    long processes = OPCOST_AB_PROCESSES;
     /* --base, --new, --alpha, --processes here; the rest is opcost run's */
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest)

@@ -47,9 +47,12 @@ for k, r in new.items():
     assert int(r["rounds"]) >= 10, f"{k}: {r['rounds']} rounds"
     assert r["stopped_by"] in ("target", "budget", "rounds"), f"{k}: stopped_by {r['stopped_by']!r}"
     assert r["git_sha"] and r["git_sha"] == b["git_sha"], "each side's own git_sha"
-    # both processes' samples, every shared round's of each
-    assert int(r["n_samples"]) >= 2 * int(r["rounds"]), f"{k}: {r['n_samples']} samples, {r['rounds']} rounds"
-    assert "spread between the 2 processes of a side" in r["note"], f"{k}: note {r['note']!r}"
+    # the four processes' samples, every shared round's of each
+    assert int(r["n_samples"]) >= 4 * int(r["rounds"]), f"{k}: {r['n_samples']} samples, {r['rounds']} rounds"
+    # each process against all the others: 3 contrasts a side at the one
+    # point of each path, dtype and layout (pairs (0, 1), (2, 3) gave 2)
+    assert "spread between the 4 processes of a side" in r["note"] and (
+        "6 contrasts" in r["note"]), f"{k}: note {r['note']!r}"
 side = list(csv.DictReader(open(sys.argv[1][:-4] + ".samples.csv", newline="")))
 points = {}
 for s in side:
@@ -69,9 +72,9 @@ grep -Eq "^  threads +([0-9]+ threads? pinned to CPUs? [0-9,]+|not pinned: [0-9]
 # in the header (the coordinator) and once by each worker
 grep -Eq "^  code        (on 2 MiB pages, placed anew every 50 ms of sampling \([0-9]+ segments of [0-9]+ objects|[0-9]+ of [0-9]+ segments on 2 MiB pages)" "$dir/ab.log" ||
     { grep code "$dir/ab.log"; echo "FAIL: no code line"; fail=1; }
-[[ $(grep -c "^opcost worker .*: code " "$dir/ab.log") -ge 4 ]] ||
-    { echo "FAIL: the four workers did not say where their code runs"; fail=1; }
-grep -q "^opcost ab: base .*, 2 processes a side$" "$dir/ab.log" ||
+[[ $(grep -c "^opcost worker .*: code " "$dir/ab.log") -ge 8 ]] ||
+    { echo "FAIL: the eight workers did not say where their code runs"; fail=1; }
+grep -q "^opcost ab: base .*, 4 processes a side$" "$dir/ab.log" ||
     { echo "FAIL: the processes a side not said"; fail=1; }
 # the coordinator's OpenMP threads wait passively (omp_waits.h): its probe
 # threads spun milliseconds on the sides' cores after every probe sample
