@@ -469,17 +469,19 @@ static int side_members(ab_point *pt, int s, int i, const opcost_member **m,
     return k;
 }
 
-/* What a side's processes differ by at this point, each against all the
- * others (opcost_members_contrasts: k - 1 of them), kept for
+/* What the sides' processes differ by at this point beyond the rounds
+ * and beyond what the two sides' processes of one index share
+ * (opcost_members_cross_contrasts: k - 1 of them), kept for
  * opcost_ab_verdicts (the spread they show joins the intervals). -1: out
  * of memory. */
-static int keep_contrasts(ab_point *pt, int s, int i,
-                          const opcost_member *const *m, int k)
+static int keep_contrasts(ab_point *pt, int i, const opcost_member *const *base,
+                          const opcost_member *const *new_side, int k)
 {
     opcost_ab_ctx *ab = pt->ab;
     double d[OPCOST_AB_MAX_PROCESSES], se[OPCOST_AB_MAX_PROCESSES];
-    const int n =
-        k >= 2 ? opcost_members_contrasts(m, k, pt->pc->cfg->seed, d, se) : 0;
+    const int n = k >= 2 ? opcost_members_cross_contrasts(
+                               base, new_side, k, pt->pc->cfg->seed, d, se)
+                         : 0;
     for (int j = 0; j < n; ++j) {
         if (ab->ncontrasts == ab->capcontrasts) {
             const size_t cap = ab->capcontrasts ? 2 * ab->capcontrasts : 256;
@@ -491,7 +493,7 @@ static int keep_contrasts(ab_point *pt, int s, int i,
             ab->capcontrasts = cap;
         }
         ab->contrasts[ab->ncontrasts++] =
-            (opcost_ab_contrast){pt->row[s][i], pt->row[NEW][i], d[j], se[j]};
+            (opcost_ab_contrast){pt->row[NEW][i], d[j], se[j]};
     }
     return 0;
 }
@@ -514,7 +516,7 @@ static int summarize(ab_point *pt)
                     return -1;
                 const int oom = point_row_samples(cfg, row, &all, pt->out);
                 opcost_member_free(&all);
-                if (oom || keep_contrasts(pt, s, i, m[s], k[s]))
+                if (oom)
                     return -1;
             }
             if (k[s] && row->status == OPCOST_STATUS_OK) {
@@ -532,6 +534,9 @@ static int summarize(ab_point *pt)
             opcost_paired e;
             point_row_ratio_of(cfg, row, m[NEW], k[NEW], m[BASE], k[BASE],
                                "base", &e);
+            if (k[BASE] == k[NEW] &&
+                keep_contrasts(pt, i, m[BASE], m[NEW], k[NEW]))
+                return -1;
         }
     }
     if (pt->probe.member >= 0)

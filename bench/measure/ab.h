@@ -34,11 +34,11 @@ typedef struct opcost_ab_side {
     char git_sha[64], torch_version[64];
 } opcost_ab_side;
 
-/* A log ratio between two processes of one side at one point, and its
- * standard error: 0 but for what each process's own memory moves. */
+/* A contrast between the processes of the sides at one point
+ * (opcost_members_cross_contrasts), and its standard error: 0 but for
+ * what each process's own memory moves. */
 typedef struct opcost_ab_contrast {
-    size_t row;     /* the side's row of the point, in the run's rows */
-    size_t new_row; /* the point's new row (its ratio's) */
+    size_t new_row; /* the point's new row (its ratio's), in the run's rows */
     double d, se;
 } opcost_ab_contrast;
 

@@ -91,16 +91,16 @@ static void widen_by_scatter(run_out *out)
 }
 
 /* With two or more processes a side: what a process's own memory moves is
- * measured, between the processes of one side (ctx->contrasts, known to be
- * 1 but for it). Their spread tau over the points of one path, variant,
- * op, dtype and layout (opcost_paired_excess_spread: an offset all of them
- * share counts) is sqrt(2) sigma for a process's sigma; a new row's ratio
- * is the mean of k processes over the mean of k, so its share is
- * 2 sigma^2 / k = tau^2 / k, joined to each row's interval and p-value.
- * A point whose own processes differ beyond that (one process's outputs
- * landed badly at that point alone) takes its own
- * (opcost_paired_point_spread). */
-static double point_spread(const opcost_ab_ctx *ab, size_t new_row, double tau)
+ * measured, between the processes of a side less what the sides' processes
+ * of one index share (ctx->contrasts, opcost_members_cross_contrasts:
+ * known to be 0 but for it). Their spread tau over the points of one path,
+ * variant, op, dtype and layout (opcost_paired_excess_spread: an offset
+ * all of them share counts) is sqrt(2) sigma for a process's sigma; a new
+ * row's ratio is the mean of k processes over the mean of k, so its share
+ * is 2 sigma^2 / k = tau^2 / k, joined to each row's interval and p-value.
+ * A point whose own contrasts read wider (one process's outputs landed
+ * badly at that point alone) takes its own (opcost_paired_point_excess). */
+static double point_spread(const opcost_ab_ctx *ab, size_t new_row)
 {
     double d[2 * OPCOST_AB_MAX_PROCESSES], se[2 * OPCOST_AB_MAX_PROCESSES];
     size_t n = 0;
@@ -110,7 +110,7 @@ static double point_spread(const opcost_ab_ctx *ab, size_t new_row, double tau)
             d[n] = ab->contrasts[c].d;
             se[n++] = ab->contrasts[c].se;
         }
-    return opcost_paired_point_spread(d, se, n, tau);
+    return opcost_paired_point_excess(d, se, n);
 }
 
 static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
@@ -125,8 +125,8 @@ static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
             continue;
         size_t k = 0;
         for (size_t c = 0; c < nc; ++c)
-            if (ab->contrasts[c].row < n &&
-                same_kind(a, &out->rows[ab->contrasts[c].row])) {
+            if (ab->contrasts[c].new_row < n &&
+                same_kind(a, &out->rows[ab->contrasts[c].new_row])) {
                 d[k] = ab->contrasts[c].d;
                 se[k++] = ab->contrasts[c].se;
             }
@@ -137,7 +137,7 @@ static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
                 continue;
             done[j] = 1;
             char note[320];
-            const double own = point_spread(ab, j, tau);
+            const double own = point_spread(ab, j);
             if (isnan(tau) && !(own > 0)) {
                 snprintf(note, sizeof note,
                          "no spread between the processes of a side: %zu "

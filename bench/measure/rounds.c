@@ -143,17 +143,29 @@ int opcost_members_ratio(const opcost_member *const *a, int na,
                          opcost_paired *out)
 {
     enum { MAX_SIDE = 64 };
+    const opcost_member *m[2 * MAX_SIDE];
+    double w[2 * MAX_SIDE];
     if (na < 1 || nb < 1 || na > MAX_SIDE || nb > MAX_SIDE) {
         opcost_paired_estimate(NULL, 0, seed, out);
         return -1;
     }
-    const opcost_member *m[2 * MAX_SIDE];
-    size_t at[2 * MAX_SIDE] = {0}, cap = SIZE_MAX;
-    const int k = na + nb;
-    for (int i = 0; i < k; ++i) {
+    for (int i = 0; i < na + nb; ++i) {
         m[i] = i < na ? a[i] : b[i - na];
-        cap = m[i]->n < cap ? m[i]->n : cap;
+        w[i] = i < na ? 1.0 / na : -1.0 / nb;
     }
+    return opcost_members_combination(m, w, na + nb, seed, out);
+}
+
+int opcost_members_combination(const opcost_member *const *m, const double *w,
+                               int k, uint64_t seed, opcost_paired *out)
+{
+    size_t at[OPCOST_COMBINATION_MAX] = {0}, cap = SIZE_MAX;
+    if (k < 1 || k > OPCOST_COMBINATION_MAX) {
+        opcost_paired_estimate(NULL, 0, seed, out);
+        return -1;
+    }
+    for (int i = 0; i < k; ++i)
+        cap = m[i]->n < cap ? m[i]->n : cap;
     double *d = malloc((cap ? cap : 1) * sizeof *d);
     if (!d) {
         opcost_paired_estimate(NULL, 0, seed, out);
@@ -180,37 +192,52 @@ int opcost_members_ratio(const opcost_member *const *a, int na,
         if (!all)
             continue;
         /* round r, in every member: the first sample of each */
-        double la = 0, lb = 0;
+        double sum = 0;
         int positive = 1;
         for (int i = 0; i < k; ++i) {
             const double us = m[i]->us[at[i]];
             positive &= us > 0;
             if (us > 0)
-                *(i < na ? &la : &lb) += log(us);
+                sum += w[i] * log(us);
             while (at[i] < m[i]->n && m[i]->round[at[i]] == r)
                 ++at[i];
         }
         if (positive)
-            d[n++] = la / na - lb / nb;
+            d[n++] = sum;
     }
     const int rc = opcost_paired_estimate(d, n, seed, out);
     free(d);
     return rc;
 }
 
-int opcost_members_contrasts(const opcost_member *const *m, int k,
-                             uint64_t seed, double *d, double *se)
+int opcost_members_cross_contrasts(const opcost_member *const *base,
+                                   const opcost_member *const *new_side, int k,
+                                   uint64_t seed, double *d, double *se)
 {
-    if (k < 2 || k > 64)
+    if (k < 2 || 2 * k > OPCOST_COMBINATION_MAX)
         return -1;
     int n = 0;
     for (int j = 1; j < k; ++j) {
+        /* per side: the mean log of processes 0 .. j-1 less process j's,
+         * times sqrt(2j / (j + 1)) (then one difference between two
+         * processes: 2 sigma^2); new's less base's, over sqrt(2) to keep
+         * that scale */
+        const opcost_member *m[OPCOST_COMBINATION_MAX];
+        double w[OPCOST_COMBINATION_MAX];
+        const double scale = sqrt((double)j / (j + 1));
+        int q = 0;
+        for (int i = 0; i <= j; ++i) {
+            const double wi = scale * (i < j ? 1.0 / j : -1.0);
+            m[q] = new_side[i];
+            w[q++] = wi;
+            m[q] = base[i];
+            w[q++] = -wi;
+        }
         opcost_paired e;
-        if (opcost_members_ratio(m, j, &m[j], 1, seed, &e) || !(e.se > 0))
+        if (opcost_members_combination(m, w, q, seed, &e) || !(e.se > 0))
             continue;
-        const double scale = sqrt(2.0 * j / (j + 1));
-        d[n] = scale * e.log_ratio;
-        se[n++] = scale * e.se;
+        d[n] = e.log_ratio;
+        se[n++] = e.se;
     }
     return n;
 }

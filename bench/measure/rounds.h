@@ -110,18 +110,28 @@ int opcost_members_ratio(const opcost_member *const *a, int na,
                          const opcost_member *const *b, int nb, uint64_t seed,
                          opcost_paired *out);
 
-/* What the processes m[0..k-1] of one side differ by beyond their rounds,
- * as k - 1 independent contrasts (Helmert's): the j-th is the mean log of
- * m[0..j-1] over m[j], scaled by sqrt(2j / (j + 1)) so that each has the
- * variance of one difference between two processes (2 sigma^2 for a
- * process's sigma), d[j - 1] with its standard error se[j - 1]. Each
- * process is compared with all the others, not only with one twin: of
- * four, two alike and two alike but apart from the first two show as a
- * spread (as process pairs (0, 1) and (2, 3) they would not). Returns how
- * many were estimated (one whose rounds are too few is left out), or -1
- * when k is not 2..64. */
-int opcost_members_contrasts(const opcost_member *const *m, int k,
-                             uint64_t seed, double *d, double *se);
+/* The same of any weighted sum of log times: sum w[i] log(m[i]) per round
+ * over the rounds all k (1 .. OPCOST_COMBINATION_MAX) took a sample in,
+ * trimmed and bootstrapped as a ratio (opcost_paired_estimate). */
+#define OPCOST_COMBINATION_MAX 128
+int opcost_members_combination(const opcost_member *const *m, const double *w,
+                               int k, uint64_t seed, opcost_paired *out);
+
+/* What the processes of a side differ by beyond their rounds and beyond
+ * what the two sides' processes of one index share, from k processes a
+ * side (process i of base and of new started one after the other): as
+ * k - 1 contrasts (Helmert's), the j-th new's mean log of processes
+ * 0..j-1 over its process j less base's same, scaled so that each has the
+ * variance of one difference between two processes of a side (2 sigma^2
+ * for a process's own sigma). What two processes of one index share
+ * (A/A on Zen 4, 2026-12-05: a side's contrasts read 2-4x what the sides'
+ * ratios scattered by below half the LLC) cancels in the ratio of the
+ * sides' means as it does here. d[j - 1] with its standard error
+ * se[j - 1]; returns how many were estimated (one whose rounds are too
+ * few is left out), or -1 when k is not 2..64. */
+int opcost_members_cross_contrasts(const opcost_member *const *base,
+                                   const opcost_member *const *new_side, int k,
+                                   uint64_t seed, double *d, double *se);
 
 /* The samples of members m[0..k-1] as one member's, in round order (out
  * holds copies: opcost_member_free it). 0, or -1 when memory ran out or k

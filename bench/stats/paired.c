@@ -300,22 +300,15 @@ double opcost_paired_excess_spread(const double *d, const double *se, size_t n)
     return n < OPCOST_SPREAD_MIN ? NAN : excess(d, se, n, 0);
 }
 
-double opcost_paired_point_spread(const double *d, const double *se, size_t n,
-                                  double tau)
+double opcost_paired_point_excess(const double *d, const double *se, size_t n)
 {
-    /* the 99th percentiles of chi-square with 1 .. 16 degrees of freedom */
-    static const double chi2_99[] = {
-        6.635,  9.210,  11.345, 13.277, 15.086, 16.812, 18.475, 20.090,
-        21.666, 23.209, 24.725, 26.217, 27.688, 29.141, 30.578, 32.000};
-    const double t2 = isnan(tau) ? 0 : tau * tau;
-    double excess = 0, chi2 = 0;
-    if (n < 1 || n > sizeof chi2_99 / sizeof chi2_99[0])
+    double excess = 0;
+    if (n < 1)
         return 0;
     for (size_t i = 0; i < n; ++i) {
         if (!isfinite(d[i]) || !(se[i] > 0))
             return 0;
         excess += d[i] * d[i] - se[i] * se[i];
-        chi2 += d[i] * d[i] / (se[i] * se[i] + t2);
     }
-    return chi2 > chi2_99[n - 1] && excess > 0 ? sqrt(excess / (double)n) : 0;
+    return excess > 0 ? sqrt(excess / (double)n) : 0;
 }

@@ -112,16 +112,18 @@ double opcost_paired_excess_scatter(const double *lr, const double *se,
 #define OPCOST_SPREAD_MIN 2
 double opcost_paired_excess_spread(const double *d, const double *se, size_t n);
 
-/* One point's own spread from its n (at most 16) contrasts d[i], se[i],
- * where it is beyond tau (the spread over many points, NAN: none): when
- * the sum of d^2 / (se^2 + tau^2) is beyond chi-square's 99th percentile
- * with n degrees of freedom, sqrt(mean(d^2 - se^2)); else 0 (a point
- * within the spread keeps it: a few contrasts alone would scatter its
- * interval). In opcost ab: one process off at one point alone (its
- * outputs landed badly there; A/A on the Zen 5 host: single processes
- * 3-17 % off at single eager points). */
-double opcost_paired_point_spread(const double *d, const double *se, size_t n,
-                                  double tau);
+/* One point's own spread from its n contrasts d[i], se[i] (0 each but for
+ * the spread): sqrt(mean(d^2 - se^2)), 0 where that is not > 0 or an
+ * entry is not finite or an se not > 0. In opcost ab a point takes it where
+ * it is beyond the spread over the path's points: one process off at one
+ * point alone (its outputs landed badly there; A/A on the Zen 5 host:
+ * single processes 3-17 % off at single eager points). From a few
+ * contrasts it scatters, so a point above the path takes it whole and one
+ * below keeps the path's: conservative by design (a chi-square gate that
+ * kept the path's unless the point's was beyond its 99th percentile left
+ * one false `slower` in four A/A runs modelled, none without it:
+ * results/experiments/20261205-ab-cross-contrasts). */
+double opcost_paired_point_excess(const double *d, const double *se, size_t n);
 
 /* An expected cost over points measured apart: R = sum a_i r_i / sum a_i
  * (a_i > 0: a point's weight times its baseline's cost, r_i its paired

@@ -73,6 +73,56 @@ static void verdicts(run_out *out)
     free(ab.contrasts);
 }
 
+/* Four processes a side: each new row's three contrasts (new's Helmert
+ * contrasts less base's, as opcost_members_cross_contrasts gives them)
+ * are +-1 % (se 0.1 %) at every point, so the path's spread tau is about
+ * 1.5 % (the median |d| / sqrt(se^2 + tau^2) at a normal's 0.674) and
+ * joins each interval as tau^2 / 4; a point whose own contrasts read 2 %
+ * takes its own although they are within chi-square's 99th percentile
+ * of the path's (the gate that let it keep the path's spread left a
+ * false verdict in an A/A); one at 6 % takes its own too. */
+static void test_spread_joined(run_out *out)
+{
+    enum { OFF2 = 9, OFF6 = 7 };
+    fill(out, 1.0, 0.005, p_none);
+    opcost_ab_ctx ab;
+    opcost_ab_init(&ab, "base/opcost", "new/opcost", 4, 0.02, 0.05);
+    ab.contrasts = calloc(3 * PAIRS, sizeof *ab.contrasts);
+    C_CHECK(ab.contrasts != NULL);
+    if (!ab.contrasts)
+        return;
+    for (int i = 0; i < PAIRS; ++i)
+        for (int j = 0; j < 3; ++j) {
+            const double d = i == OFF6 ? 0.06 : i == OFF2 ? 0.02 : 0.01;
+            ab.contrasts[ab.ncontrasts++] =
+                (opcost_ab_contrast){(size_t)i, j == 1 ? -d : d, 0.001};
+        }
+    ab.capcontrasts = ab.ncontrasts;
+    opcost_ab_verdicts(&ab, out);
+    const double se0 = log1p(0.005) / 1.96;
+    const double tau = sqrt(pow(0.01 / 0.6744897501960817, 2) - 1e-6);
+    const double own2 = sqrt(0.02 * 0.02 - 1e-6),
+                 own6 = sqrt(0.06 * 0.06 - 1e-6);
+    const double want[3] = {expm1(1.96 * sqrt(se0 * se0 + tau * tau / 4)),
+                            expm1(1.96 * sqrt(se0 * se0 + own2 * own2 / 4)),
+                            expm1(1.96 * sqrt(se0 * se0 + own6 * own6 / 4))};
+    const int row[3] = {0, OFF2, OFF6};
+    for (int k = 0; k < 3; ++k) {
+        const opcost_result *r = &out->rows[row[k]];
+        C_EXPECT(fabs(r->ratio_ci95_rel / want[k] - 1) < 0.01,
+                 "B = %lld: interval +-%.3f %% (+-%.3f %% expected)",
+                 (long long)r->B, 100 * r->ratio_ci95_rel, 100 * want[k]);
+        C_EXPECT(strstr(r->note, k ? "at this point"
+                                   : "over this path's 600 "
+                                     "contrasts") != NULL,
+                 "B = %lld: note %s", (long long)r->B, r->note);
+    }
+    C_EXPECT(count(out, "slower") == 0 && count(out, "faster") == 0,
+             "an A/A with a spread: %zu slower, %zu faster",
+             count(out, "slower"), count(out, "faster"));
+    free(ab.contrasts);
+}
+
 int main(void)
 {
     run_out out = {0};
@@ -104,6 +154,8 @@ int main(void)
     verdicts(&out);
     C_EXPECT(count(&out, "same") == PAIRS, "an A/A is the same: %zu of %d",
              count(&out, "same"), PAIRS);
+
+    test_spread_joined(&out);
 
     /* the adjustment itself: p sorted .005 .01 .03 .04 (4 tests) ->
      * x4/1, x4/2, x4/3, x4/4, each the least of those at or above it */

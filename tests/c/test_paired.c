@@ -321,30 +321,31 @@ static void test_excess_spread(void)
 }
 
 /* A point's own processes: one of them 15 % off there alone is its own
- * spread; two contrasts within the path's spread are not. */
-static void test_point_spread(void)
+ * spread; contrasts within their errors are none; bad entries give none. */
+static void test_point_excess(void)
 {
     const double se[2] = {0.01, 0.01};
     const double off[2] = {log(1 / 1.15), 0.004};
-    const double own = opcost_paired_point_spread(off, se, 2, 0.005);
+    const double own = opcost_paired_point_excess(off, se, 2);
     C_EXPECT(own > 0.09 && own < 0.11,
              "one process 15 %% off: its own spread %.4f", own);
-    const double within[2] = {0.02, -0.015};
-    C_EXPECT(opcost_paired_point_spread(within, se, 2, 0.005) == 0,
-             "within the path's spread (2-sigma contrasts): none of its own");
-    C_EXPECT(opcost_paired_point_spread(within, se, 2, 0.02) == 0,
-             "... the path's spread wider: none either");
-    C_EXPECT(opcost_paired_point_spread(off, se, 2, NAN) > 0.09,
-             "no spread over the path: the point's own");
-    C_EXPECT(opcost_paired_point_spread(off, se, 0, 0.005) == 0,
-             "no contrasts: none");
+    const double within[2] = {0.005, -0.008};
+    C_EXPECT(opcost_paired_point_excess(within, se, 2) == 0,
+             "within their own errors: none");
+    const double wider[2] = {0.02, -0.015};
+    const double w = opcost_paired_point_excess(wider, se, 2);
+    C_EXPECT(fabs(w - sqrt((0.02 * 0.02 + 0.015 * 0.015 - 2e-4) / 2)) < 1e-12,
+             "2-sigma contrasts: sqrt(mean(d^2 - se^2)) = %.5f", w);
+    const double bad[2] = {NAN, 0.01};
+    C_EXPECT(opcost_paired_point_excess(bad, se, 2) == 0, "a NAN: none");
+    C_EXPECT(opcost_paired_point_excess(off, se, 0) == 0, "no contrasts: none");
 }
 
 int main(void)
 {
     test_excess_scatter();
     test_excess_spread();
-    test_point_spread();
+    test_point_excess();
     test_effect_recovered();
     test_no_effect_same();
     test_coverage();
