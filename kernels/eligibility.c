@@ -306,11 +306,15 @@ static rowops_choice choose(const rowops_call *call, int want)
      * measured. */
     const int stream = large && (dt == ROWOPS_F32 ||
                                  call->op == ROWOPS_OP_RMS_NORM_ROWS || wide);
-    /* in the cache on a half-rate 512-bit core: AVX2 (rowops.h) */
+    /* on a half-rate 512-bit core: AVX2 in the cache, and float16 when
+     * streaming too (rowops.h) */
+    const int half_rate = wide && (have & ROWOPS_CPU_AVX512_HALF_RATE);
     const int halved =
-        wide && !large && (have & ROWOPS_CPU_AVX512_HALF_RATE) &&
-        !(dt == ROWOPS_BF16 &&
-          out_bytes <= (double)ROWOPS_HALF_RATE_BF16_512_MAX_OUT_BYTES);
+        half_rate &&
+        (large
+             ? dt == ROWOPS_F16
+             : !(dt == ROWOPS_BF16 &&
+                 out_bytes <= (double)ROWOPS_HALF_RATE_BF16_512_MAX_OUT_BYTES));
     const int use512 = wide && !halved;
     const rowops_impl impl = use512 ? (stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
                                               : ROWOPS_IMPL_CPU_FAST_AVX512)
@@ -321,11 +325,12 @@ static rowops_choice choose(const rowops_call *call, int want)
         return choice(want, impl,
                       "CPU fast (%s, streaming stores): %s, unit stride, "
                       "32-byte aligned rows, N = %lld <= %lld, outputs "
-                      "%.1f MiB >= %d/%d of the %.0f MiB last-level cache",
+                      "%.1f MiB >= %d/%d of the %.0f MiB last-level cache%s",
                       isa, rowops_dtype_name(dt), (long long)n,
                       (long long)limit, out_bytes / 1048576.0,
                       ROWOPS_STREAM_LLC_NUM, ROWOPS_STREAM_LLC_DEN,
-                      llc / 1048576.0);
+                      llc / 1048576.0,
+                      halved ? " (float16, 512-bit in two halves: AVX2)" : "");
     if (large)
         return choice(want, impl,
                       "CPU fast (%s): %s, unit stride, 32-byte aligned rows, "

@@ -133,7 +133,12 @@ typedef struct rowops_choice {
  * 1 MiB L2: there AVX-512 BF16's one-instruction rounding keeps AVX-512
  * ahead. Measured (Zen 4, 32 MiB L3, N = 4096, paired, warm; AVX-512 /
  * AVX2 time; docs/dispatch.md): bfloat16 outputs <= 1 MiB x0.89-0.98,
- * 2-11 MiB x0.99-1.15; float16 x0.98-1.11; float32 x0.97-1.14. */
+ * 2-11 MiB x0.99-1.15; float16 x0.98-1.11; float32 x0.97-1.14. From the
+ * streaming size on, float16 takes the streaming AVX2 kernel there too:
+ * the streaming AVX-512 kernel took x1.04-1.19 its time at 64-256 MiB a
+ * call, 1 and 2 threads, both ops, where bfloat16 and float32 keep
+ * AVX-512 (the AVX2 kernel x0.97-1.06 and x1.01-1.09 of its time; Zen 4,
+ * cold, paired: docs/dispatch.md). */
 #define ROWOPS_HALF_RATE_BF16_512_MAX_OUT_BYTES (1u << 20)
 
 /* The largest N the one-pass fast kernels accept for a dtype (0: none). */

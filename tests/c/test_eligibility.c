@@ -192,8 +192,9 @@ static const struct row {
     /* -5: the AVX-512 kernel streams the fused op in 16 bits too */
     {"bfloat16 fused beyond the LLC: AVX-512 streams", ROWOPS_BF16, 1 << 20,
      4096, none, -1, -5, "streaming stores"},
-    {"float16 fused beyond the LLC: AVX-512 streams", ROWOPS_F16, 1 << 20, 4096,
-     none, -1, -5, "streaming stores"},
+    /* -6: float16 the same, but on the AVX2 kernel at half rate */
+    {"float16 fused beyond the LLC: AVX-512 streams (AVX2 at half rate)",
+     ROWOPS_F16, 1 << 20, 4096, none, -1, -6, "streaming stores"},
     {"bfloat16 rms_norm_rows beyond the LLC: streaming", ROWOPS_BF16, 1 << 21,
      4096, rms_norm_op, -1, FAST_NT, "streaming stores"},
     {"dtype float16", ROWOPS_F16, 4, 4096, none, -1, FAST, "float16"},
@@ -306,6 +307,11 @@ static void check_half_rate(int avx512)
         /* outputs of 32 GiB stream, whatever the rate */
         {ROWOPS_F32, 1 << 20, ROWOPS_IMPL_CPU_FAST_AVX512_NT,
          ROWOPS_IMPL_CPU_FAST_AVX512_NT},
+        {ROWOPS_BF16, 1 << 20, ROWOPS_IMPL_CPU_FAST_AVX512_NT,
+         ROWOPS_IMPL_CPU_FAST_AVX512_NT},
+        /* but float16 streams on the AVX2 kernel at half rate */
+        {ROWOPS_F16, 1 << 20, ROWOPS_IMPL_CPU_FAST_AVX2_NT,
+         ROWOPS_IMPL_CPU_FAST_AVX512_NT},
     };
     const unsigned all = rowops_cpu_features_detected();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
@@ -318,8 +324,9 @@ static void check_half_rate(int avx512)
             rowops_cpu_features_override(-1);
             const rowops_impl want = on ? cases[i].half : cases[i].full;
             const int says = strstr(got.reason, "two halves") != NULL;
-            C_EXPECT(got.impl == want &&
-                         says == (on && want == ROWOPS_IMPL_CPU_FAST_AVX2),
+            const int avx2 = want == ROWOPS_IMPL_CPU_FAST_AVX2 ||
+                             want == ROWOPS_IMPL_CPU_FAST_AVX2_NT;
+            C_EXPECT(got.impl == want && says == (on && avx2),
                      "half rate %s, %s B = %lld: got %s (%s), want %s",
                      on ? "on" : "off", rowops_dtype_name(cases[i].dtype),
                      (long long)cases[i].B, rowops_impl_name(got.impl),
@@ -350,7 +357,8 @@ int main(void)
                                : ROWOPS_IMPL_CPU_FAST_PORTABLE;
     /* -3: the AVX2 kernel where the CPU has AVX2 (AVX-512 masked off);
      * -4: its streaming form; -5: the streaming AVX-512 kernel where the
-     * CPU has AVX-512, else the AVX2 kernel with ordinary stores */
+     * CPU has AVX-512, else the AVX2 kernel with ordinary stores; -6: as
+     * -5, but the streaming AVX2 kernel on a half-rate AVX-512 core */
     const int avx2_only =
         avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2 : ROWOPS_IMPL_CPU_FAST_PORTABLE;
     const int avx2_nt =
@@ -370,11 +378,15 @@ int main(void)
                          : r->want == -3      ? avx2_only
                          : r->want == -4      ? avx2_nt
                          : r->want == -5      ? (avx512 ? fast_nt : avx2_only)
+                         : r->want == -6      ? (avx512 && half ? avx2_nt
+                                                 : avx512       ? fast_nt
+                                                                : avx2_only)
                                               : r->want;
         /* the reason's text is the AVX kernels' where they are chosen */
-        const char *why = r->want <= -3 && !avx2     ? ""
-                          : r->want == -5 && !avx512 ? "ordinary stores"
-                                                     : r->reason;
+        const char *why = r->want <= -3 && !avx2 ? ""
+                          : (r->want == -5 || r->want == -6) && !avx512
+                              ? "ordinary stores"
+                              : r->reason;
         C_EXPECT(got.impl == (rowops_impl)want &&
                      strstr(got.reason, why) != NULL,
                  "%s: got %s (%s), want %s with '%s'", r->condition,
