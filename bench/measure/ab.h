@@ -42,12 +42,13 @@ typedef struct opcost_ab_contrast {
     double d, se;
 } opcost_ab_contrast;
 
-/* An A/B run: its workers, each side `processes` of them (2 by default:
- * a process's own placement in memory moves its speed by a few per cent
- * for its whole life, so a side of one process could not tell that from
- * a change; with two, both sides' mean averages it and the processes of
- * one side measure it, opcost_paired_excess_spread). ctx is owned by the
- * caller and must outlive the run. */
+/* An A/B run: its workers, each side `processes` of them (4 by default
+ * in opcost ab: a process's own placement in memory moves its speed by a
+ * few per cent for its whole life, so a side of one process could not
+ * tell that from a change; with several, both sides' means average it and
+ * the processes' contrasts, new's less base's of the same index, measure
+ * it: opcost_members_cross_contrasts, opcost_paired_excess_spread). ctx
+ * is owned by the caller and must outlive the run. */
 typedef struct opcost_ab_ctx {
     /* workers[2 p] is process p of base, workers[2 p + 1] of new; set
      * name and opcost of each before opcost_ab_start */

@@ -142,7 +142,7 @@ int opcost_members_ratio(const opcost_member *const *a, int na,
                          const opcost_member *const *b, int nb, uint64_t seed,
                          opcost_paired *out)
 {
-    enum { MAX_SIDE = 64 };
+    enum { MAX_SIDE = OPCOST_COMBINATION_MAX / 2 };
     const opcost_member *m[2 * MAX_SIDE];
     double w[2 * MAX_SIDE];
     if (na < 1 || nb < 1 || na > MAX_SIDE || nb > MAX_SIDE) {
