@@ -211,12 +211,21 @@ static rowops_choice choose(const rowops_call *call, int want)
     if (!cuda && colmajor_ok(call) &&
         (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
             ROWOPS_CPU_FAST_FEATURES) {
-        const int64_t narrow = dt == ROWOPS_F32
-                                   ? ROWOPS_COLMAJOR_NARROW_PICK_F32
-                                   : ROWOPS_COLMAJOR_NARROW_MAX;
-        if (call->x.strides[1] <= narrow &&
-            (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
-                ROWOPS_CPU_FAST512_FEATURES)
+        const unsigned have = rowops_cpu_features();
+        const int wide =
+            (have & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;
+        /* The windows below were measured on a core that runs 512-bit
+         * operations in two halves (Zen 4); on one with full-width units
+         * (Zen 5) the AVX-512 tiles won at 16-bit S >= 6 (S >= 5 for
+         * rms_norm_rows) and at every mid stride (kernels/rowops.h). */
+        const int half_rate = (have & ROWOPS_CPU_AVX512_HALF_RATE) != 0;
+        const int64_t narrow =
+            dt == ROWOPS_F32 ? ROWOPS_COLMAJOR_NARROW_PICK_F32
+            : half_rate      ? ROWOPS_COLMAJOR_NARROW_MAX
+            : call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM
+                ? ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE
+                : ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE_ROWS;
+        if (call->x.strides[1] <= narrow && wide)
             return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_NARROW,
                           "CPU column-major, short columns (AVX-512): %s "
                           "rows at unit stride, columns %lld <= %lld apart, "
@@ -225,17 +234,18 @@ static rowops_choice choose(const rowops_call *call, int want)
                           (long long)narrow);
         /* The tiles of the whole range read along memory, but at mid
          * strides (float32 S = 33-383, and the fused op in 16 bits S =
-         * 128-767), where the AVX2 tiles' 512-byte segments ran ahead
-         * (kernels/rowops.h, docs/dispatch.md: paired, Zen 4). */
+         * 128-767) on a half-rate core, where the AVX2 tiles' 512-byte
+         * segments ran ahead (kernels/rowops.h, docs/dispatch.md: paired,
+         * Zen 4). */
         const int64_t s = call->x.strides[1];
-        const int mid = dt == ROWOPS_F32
-                            ? s > ROWOPS_COLMAJOR_AVX512_MAX_F32 &&
-                                  s < ROWOPS_COLMAJOR_AVX512_FROM_F32
-                            : call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
-                                  s > ROWOPS_COLMAJOR_AVX512_MAX_16 &&
-                                  s < ROWOPS_COLMAJOR_AVX512_FROM_16;
-        if (!mid && (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
-                        ROWOPS_CPU_FAST512_FEATURES)
+        const int mid =
+            half_rate &&
+            (dt == ROWOPS_F32 ? s > ROWOPS_COLMAJOR_AVX512_MAX_F32 &&
+                                    s < ROWOPS_COLMAJOR_AVX512_FROM_F32
+                              : call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
+                                    s > ROWOPS_COLMAJOR_AVX512_MAX_16 &&
+                                    s < ROWOPS_COLMAJOR_AVX512_FROM_16);
+        if (!mid && wide)
             return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX512,
                           "CPU column-major (AVX-512): %s rows at unit "
                           "stride, columns %lld apart, row-major outputs, "
@@ -243,8 +253,11 @@ static rowops_choice choose(const rowops_call *call, int want)
                           rowops_dtype_name(dt), (long long)call->x.strides[1]);
         return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
                       "CPU column-major (AVX2): %s rows at unit stride, "
-                      "columns %lld apart, row-major outputs",
-                      rowops_dtype_name(dt), (long long)call->x.strides[1]);
+                      "columns %lld apart, row-major outputs%s",
+                      rowops_dtype_name(dt), (long long)call->x.strides[1],
+                      mid ? " (a mid stride on a core that runs 512-bit "
+                            "operations in two halves)"
+                          : "");
     }
     /* 2. N range */
     if (n < 1 || n > limit)

@@ -207,6 +207,18 @@ void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
  * 0.54-0.66 against 0.41-0.47, float32 narrow 0.71-0.77 against the
  * wide-tile kernel's two whole units at 0.77-0.84. */
 #define ROWOPS_COLMAJOR_NARROW_PICK_F32 12
+/* Those figures were measured against the AVX2 tiles, before the AVX-512
+ * ones. Against the AVX-512 tiles on a core with full-width 512-bit units
+ * (Zen 5, N = 4096, cold, paired in rounds, 2 and 1 threads; docs/
+ * dispatch.md) the tiles took x0.91 of the narrow kernel's time at
+ * bfloat16 S = 6 and x0.45-0.86 from S = 7 (the fused op, both 16-bit
+ * dtypes), x1.06-1.41 at S = 4-5; rms_norm_rows x0.93-0.97 at S = 5,
+ * x1.15-1.23 at S = 4. So there 16-bit calls take the narrow kernel to S =
+ * 5 (fused) and 4 (rms_norm_rows); a half-rate core (Zen 4, where the
+ * tiles took 1.1-1.8x the narrow kernel's time at S = 6-10) keeps it to
+ * ROWOPS_COLMAJOR_NARROW_MAX. */
+#define ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE 5
+#define ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE_ROWS 4
 /* Whether call is column-major with columns at most
  * ROWOPS_COLMAJOR_NARROW_MAX apart (cpu_colmajor_narrow's precondition
  * beyond the column-major ones; kernels/eligibility.c). */
@@ -220,7 +232,11 @@ int rowops_colmajor_narrow_ok(const rowops_call *call);
  * bfloat16 B = 128-640 and 1.0-1.3x at float32 B = 41-204 (fused;
  * rms_norm_rows at B = 41-101 in one run, level in another), behind
  * elsewhere (fused bfloat16 B = 101 by 5-8 %, B = 925 by 1.2-1.5x;
- * rms_norm_rows bfloat16 at most B). */
+ * rms_norm_rows bfloat16 at most B). A core with full-width 512-bit units
+ * has no such window: on Zen 5 the AVX-512 tiles took x0.26-0.97 of the
+ * AVX2 tiles' time at B = 33-800, both ops and all three dtypes, 1 and 2
+ * threads, but for float32 at B = 33-41 on 2 threads (x1.22-1.33) and
+ * four points at B = 64-128 within x1.07 (docs/dispatch.md). */
 #define ROWOPS_COLMAJOR_AVX512_MAX_F32 32
 #define ROWOPS_COLMAJOR_AVX512_FROM_F32 384
 #define ROWOPS_COLMAJOR_AVX512_MAX_16 127

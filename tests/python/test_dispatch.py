@@ -35,30 +35,41 @@ def fast_of(dtype, features=FEATURES):
 # The float32 one, which most cases below use.
 FAST = fast_of(torch.float32)
 COLMAJOR_WHY = "column-major" if HAS_FAST_CPU else "last-dimension stride"
-# kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_F32, _NARROW_MAX
+# kernels/rowops.h: ROWOPS_COLMAJOR_NARROW_PICK_F32, _NARROW_MAX (16 bits on
+# a half-rate core), _NARROW_PICK_16_FULL_RATE, _FULL_RATE_ROWS
 NARROW_PICK = {torch.float32: 12, torch.float16: 16, torch.bfloat16: 16}
+NARROW_PICK_16_FULL_RATE = {"fused_add_rms_norm": 5, "rms_norm_rows": 4}
 # kernels/rowops.h: ROWOPS_COLMAJOR_AVX512_MAX_F32, _FROM_F32, _MAX_16,
-# _FROM_16: the strides that go to the AVX2 tiles (16 bits: the fused op)
+# _FROM_16: the strides that go to the AVX2 tiles on a half-rate core (16
+# bits: the fused op)
 AVX2_MID = {torch.float32: (33, 383), torch.float16: (128, 767),
             torch.bfloat16: (128, 767)}
 
 
-def colmajor(dtype, column_stride, op="fused_add_rms_norm"):
+def colmajor(dtype, column_stride, op="fused_add_rms_norm",
+             features=FEATURES):
     """The kernel of transposed (column-major) rows: the short-column one
-    (AVX-512) for columns up to 12 float32 or 16 16-bit elements apart,
-    else the AVX-512 wide tiles, but the AVX2 wide-tile one at mid
-    strides (float32 33-383; the fused op in 16 bits 128-767) and without
-    AVX-512; strided without AVX2+FMA+F16C."""
-    if not HAS_FAST_CPU:
+    (AVX-512) for columns up to 12 float32 elements apart, or in 16 bits
+    up to 16 on a core that runs 512-bit operations in two halves and 5
+    (fused) or 4 (rms_norm_rows) on one with full-width units; else the
+    AVX-512 wide tiles, but on a half-rate core the AVX2 wide-tile one at
+    mid strides (float32 33-383; the fused op in 16 bits 128-767), and
+    the AVX2 tiles without AVX-512; strided without AVX2+FMA+F16C."""
+    if features & (AVX2 | FMA | F16C) != AVX2 | FMA | F16C:
         return "cpu_strided"
-    if HAS_512 and column_stride <= NARROW_PICK[dtype]:
+    wide = features & (AVX512F | AVX512BW) == AVX512F | AVX512BW
+    half = bool(features & HALF_RATE)
+    pick = (NARROW_PICK[dtype] if dtype == torch.float32 or half
+            else NARROW_PICK_16_FULL_RATE[op])
+    if wide and column_stride <= pick:
         return "cpu_colmajor_narrow"
     lo, hi = AVX2_MID[dtype]
-    mid = lo <= column_stride <= hi and (dtype == torch.float32
-                                         or op == "fused_add_rms_norm")
-    if HAS_512 and not mid:
+    mid = half and lo <= column_stride <= hi and (dtype == torch.float32
+                                                  or op == "fused_add_rms_norm")
+    if wide and not mid:
         return "cpu_colmajor_avx512"
     return "cpu_colmajor_avx2"
+
 
 LIMIT = {torch.float32: 32768, torch.float16: 65536, torch.bfloat16: 65536}
 
@@ -140,7 +151,8 @@ def _boundary_cases():
                       fused(values(64, 7, dtype=dt)[:, :4].t(),
                             residual=values(64, 7, dtype=dt)[:, 1:5].t()),
                       colmajor(dt, 7), COLMAJOR_WHY))
-        for cols in (12, 13, 16, 17, 32, 33, 127, 128, 383, 384, 767, 768):
+        for cols in (5, 6, 12, 13, 16, 17, 32, 33, 127, 128, 383, 384, 767,
+                     768):
             cases.append((f"x and residual transposed, {cols} columns {name}",
                           fused(values(64, cols, dtype=dt).t(),
                                 residual=values(64, cols, dtype=dt).t()),
@@ -165,7 +177,8 @@ def _boundary_cases():
     cases.append(("rms_norm_rows transposed, 17 columns bfloat16", s,
                   colmajor(torch.bfloat16, 17, "rms_norm_rows"),
                   COLMAJOR_WHY))
-    for dt, cols in ((torch.bfloat16, 200), (torch.float32, 32),
+    for dt, cols in ((torch.bfloat16, 4), (torch.bfloat16, 5),
+                     (torch.bfloat16, 200), (torch.float32, 32),
                      (torch.float32, 64), (torch.float32, 384)):
         name = f"rms_norm_rows transposed, {cols} columns {str(dt)[6:]}"
         s = Sample(name, "rms_norm_rows", values(64, cols, dtype=dt).t())
@@ -275,6 +288,49 @@ def test_half_rate_core_takes_avx2_in_the_cache(poisoned_outputs, half, dtype,
         d = rowops.explain_dispatch(sample.op, *sample.args)
         assert d.impl == want, d
         assert ("two halves" in d.reason) == (want == "cpu_fast_avx2"), d
+        result, ran = run(sample)
+        assert ran == want
+        assert_matches_formula(sample, result)
+    finally:
+        ops._force_cpu_features(previous)
+
+
+@pytest.mark.skipif(not HAS_512, reason="no AVX-512 here: no choice to move")
+@pytest.mark.parametrize("half", [False, True], ids=["full rate", "half rate"])
+@pytest.mark.parametrize("op,dtype,cols,full,halved", [
+    ("fused_add_rms_norm", torch.bfloat16, 5, "narrow", "narrow"),
+    ("fused_add_rms_norm", torch.bfloat16, 6, "avx512", "narrow"),
+    ("fused_add_rms_norm", torch.float16, 10, "avx512", "narrow"),
+    ("rms_norm_rows", torch.bfloat16, 4, "narrow", "narrow"),
+    ("rms_norm_rows", torch.float16, 5, "avx512", "narrow"),
+    ("fused_add_rms_norm", torch.float32, 12, "narrow", "narrow"),
+    ("fused_add_rms_norm", torch.float32, 64, "avx512", "avx2"),
+    ("rms_norm_rows", torch.float32, 101, "avx512", "avx2"),
+    ("fused_add_rms_norm", torch.bfloat16, 405, "avx512", "avx2"),
+    ("rms_norm_rows", torch.bfloat16, 405, "avx512", "avx512")])
+def test_transposed_pick_follows_the_512_bit_rate(poisoned_outputs, half, op,
+                                                  dtype, cols, full, halved):
+    """Column-major calls: the narrow kernel in 16 bits to S = 16 and the
+    AVX2 tiles at mid strides on a core that runs 512-bit operations in
+    two halves (Zen 4's measurements); with full-width units (Zen 5) the
+    narrow kernel to S = 5 (fused) or 4 (rms_norm_rows) in 16 bits and the
+    AVX-512 tiles at every wider stride. The rate forced both ways on any
+    AVX-512 CPU; the kernel that ran is the one named, its result the
+    formula's."""
+    mask = FEATURES | HALF_RATE if half else FEATURES & ~HALF_RATE
+    want = "cpu_colmajor_" + (halved if half else full)
+    assert colmajor(dtype, cols, op, mask) == want  # the model above agrees
+    x = values(64, cols, dtype=dtype)[:, :min(cols, 8)].t()
+    if op == "fused_add_rms_norm":
+        sample = fused(x, residual=values(64, cols, dtype=dtype)[
+            :, :min(cols, 8)].t())
+    else:
+        sample = Sample(f"rms_norm_rows {cols}", op, x)
+    previous = ops._force_cpu_features(mask)
+    try:
+        d = rowops.explain_dispatch(sample.op, *sample.args)
+        assert d.impl == want, d
+        assert ("two halves" in d.reason) == (want == "cpu_colmajor_avx2"), d
         result, ran = run(sample)
         assert ran == want
         assert_matches_formula(sample, result)
