@@ -267,6 +267,22 @@ def test_transposed_on_fewer_cpu_features(poisoned_outputs, dtype, features,
         ops._force_cpu_features(previous)
 
 
+def ran_at_rate(sample, mask, want, halves):
+    """With the CPU features forced to mask: explain_dispatch names want,
+    its reason says "two halves" exactly when halves (the half-rate rule
+    chose), the op runs want, and its result is the formula's."""
+    previous = ops._force_cpu_features(mask)
+    try:
+        d = rowops.explain_dispatch(sample.op, *sample.args)
+        assert d.impl == want, d
+        assert ("two halves" in d.reason) == halves, d
+        result, ran = run(sample)
+        assert ran == want
+        assert_matches_formula(sample, result)
+    finally:
+        ops._force_cpu_features(previous)
+
+
 @pytest.mark.skipif(not HAS_512, reason="no AVX-512 here: no choice to move")
 @pytest.mark.parametrize("half", [False, True], ids=["full rate", "half rate"])
 @pytest.mark.parametrize("dtype,B", [
@@ -283,16 +299,7 @@ def test_half_rate_core_takes_avx2_in_the_cache(poisoned_outputs, half, dtype,
     want = ("cpu_fast_avx2" if half and (dtype != torch.bfloat16 or B > 64)
             else "cpu_fast_avx512")
     sample = fused(values(B, 4096, dtype=dtype))
-    previous = ops._force_cpu_features(mask)
-    try:
-        d = rowops.explain_dispatch(sample.op, *sample.args)
-        assert d.impl == want, d
-        assert ("two halves" in d.reason) == (want == "cpu_fast_avx2"), d
-        result, ran = run(sample)
-        assert ran == want
-        assert_matches_formula(sample, result)
-    finally:
-        ops._force_cpu_features(previous)
+    ran_at_rate(sample, mask, want, halves=want == "cpu_fast_avx2")
 
 
 @pytest.mark.skipif(not HAS_512, reason="no AVX-512 here: no choice to move")
@@ -326,16 +333,7 @@ def test_transposed_pick_follows_the_512_bit_rate(poisoned_outputs, half, op,
             :, :min(cols, 8)].t())
     else:
         sample = Sample(f"rms_norm_rows {cols}", op, x)
-    previous = ops._force_cpu_features(mask)
-    try:
-        d = rowops.explain_dispatch(sample.op, *sample.args)
-        assert d.impl == want, d
-        assert ("two halves" in d.reason) == (want == "cpu_colmajor_avx2"), d
-        result, ran = run(sample)
-        assert ran == want
-        assert_matches_formula(sample, result)
-    finally:
-        ops._force_cpu_features(previous)
+    ran_at_rate(sample, mask, want, halves=want == "cpu_colmajor_avx2")
 
 
 def test_features_and_the_pick_agree():
