@@ -211,9 +211,9 @@ void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
  * ones. Against the AVX-512 tiles on a core with full-width 512-bit units
  * (Zen 5, N = 4096, cold, paired in rounds, 2 and 1 threads; docs/
  * dispatch.md) the tiles took x0.91 of the narrow kernel's time at
- * bfloat16 S = 6 and x0.45-0.86 from S = 7 (the fused op, both 16-bit
- * dtypes), x1.06-1.41 at S = 4-5; rms_norm_rows x0.93-0.97 at S = 5,
- * x1.15-1.23 at S = 4. So there 16-bit calls take the narrow kernel to S =
+ * bfloat16 S = 6 (float16 x0.99) and x0.45-0.86 from S = 7 (the fused op,
+ * both 16-bit dtypes), x1.06-1.41 at S = 4-5; rms_norm_rows x0.93-0.97 at S =
+ * 5, x1.15-1.23 at S = 4. So there 16-bit calls take the narrow kernel to S =
  * 5 (fused) and 4 (rms_norm_rows); a half-rate core (Zen 4, where the
  * tiles took 1.1-1.8x the narrow kernel's time at S = 6-10) keeps it to
  * ROWOPS_COLMAJOR_NARROW_MAX. */
