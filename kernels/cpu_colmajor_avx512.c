@@ -32,6 +32,23 @@
  * rms_norm_rows stages h in out, which pass 2 then scales in place: streamed,
  * that leaves no dirty line for out's own streaming stores to write twice.
  *
+ * Prefetch: pass 1's loads are asked for ahead of time, in one of two ways.
+ * Far: the next block's same load, into L1; a block ahead is a whole sweep
+ * over the tile's units ahead, and the stream prefetchers, which cannot
+ * follow 64 runs at once (32 columns of x and of the residual), leave the
+ * rest to it (without it the kernel ran at half the speed). Near, in 16
+ * bits where the column stride is a multiple of 1 KiB
+ * (colmajor_stride_aliases): a block's 32 columns then fall in at most 4 of
+ * L1's 64 sets (one at a multiple of 4 KiB, as at B = 2048, 4096, 8192), so
+ * the far prefetch's lines left their set before their loads came
+ * (bfloat16 at B = 2048 ran at 0.37-0.61 of the contiguous call where B =
+ * 2000 ran at 0.52-0.77). There each load asks for the same column
+ * PREFETCH_NEAR_UNITS units on in the order the loads run (on into the next
+ * block past the tile's last unit: other sets than those in use), into L2:
+ * x0.71-0.95 the time at strides of 1-16 KiB (cold, paired; in the cache,
+ * level). float32 keeps the far form: near, the fused op took x0.93-0.97
+ * but rms_norm_rows at 8 KiB x1.07-1.26 (docs/performance.md).
+ *
  * Sums: a block's squares in a float partial per lane, CHUNK_BLOCKS blocks
  * into a chunk, chunks into the total in double, as the wide-tile kernel
  * adds them (the same order, so the two give the same bits). */
@@ -55,6 +72,17 @@
 #define STREAM_MIN_BYTES (8 << 20)
 #endif
 #define CHUNK_BLOCKS 16
+/* The near prefetch's distance in units (measured: 2 and 4 alike). */
+#define PREFETCH_NEAR_UNITS 2
+
+/* Whether the columns of a block share few L1 sets: a column stride that
+ * is a multiple of 1 KiB puts 32 columns' lines in at most 4 of the 64
+ * sets of a 32-48 KiB L1 (4 KiB apart per way, on AMD and Intel cores
+ * alike). */
+static int colmajor_stride_aliases(int64_t stride_bytes)
+{
+    return stride_bytes % 1024 == 0;
+}
 
 typedef struct tile_ctx {
     const char *x, *r; /* element (0, 0); r is NULL unless fused */
@@ -196,7 +224,7 @@ ALWAYS_INLINE void add_chunks(__m512 *chunk, __m512d *tot, int nacc)
 /* Pass 1 over rows t0 .. t0 + rows - 1: h to their destination rows,
  * sums[i] = the sum of h^2 of row t0 + i. */
 ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
-                         int dt)
+                         int dt, int near)
 {
     const int is16 = dt != ROWOPS_F32, bf = dt == ROWOPS_BF16;
     const int es = is16 ? 2 : 4, unit = is16 ? 32 : 16, cb = unit;
@@ -204,9 +232,15 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
     const int64_t n = k->n, cs = k->cs;
     const char *x = k->x + t0 * es;
     const char *r = k->r ? k->r + t0 * es : NULL;
-    /* the next block's same load: a block ahead is the whole range's
-     * columns ahead, along memory when S = B */
+    /* far: the next block's same load, a sweep over the units ahead */
     const int64_t ahead = (int64_t)cb * cs;
+#define PREFETCH(p)                                                            \
+    do {                                                                       \
+        if (near)                                                              \
+            _mm_prefetch((p) + near_off, _MM_HINT_T1);                         \
+        else                                                                   \
+            _mm_prefetch((p) + ahead, _MM_HINT_T0);                            \
+    } while (0)
     const int64_t hs = k->ht->strides[0] * es; /* h's row stride, bytes */
     __m512 chunk[MAX_UNITS];
     __m512d tot[2 * MAX_UNITS];
@@ -223,6 +257,17 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
             char *dst =
                 (char *)rowops_tensor_row_ptr(k->ht, t0 + u * unit) + j * es;
             const int64_t uoff = (int64_t)u * 64;
+            /* near: the unit PREFETCH_NEAR_UNITS on, in the next block
+             * past the tile's last unit */
+            int64_t near_off = 0;
+            if (near) {
+                int64_t near_blk = 0, near_u = u + PREFETCH_NEAR_UNITS;
+                while (near_u >= nu) {
+                    near_u -= nu;
+                    near_blk += cb;
+                }
+                near_off = near_blk * cs + (near_u - u) * 64;
+            }
             if (is16) {
                 __m512i v[32];
                 __m512 slo = _mm512_setzero_ps(), shi = _mm512_setzero_ps();
@@ -232,9 +277,9 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
                         continue;
                     }
                     const int64_t o = (j + q) * cs + uoff;
-                    _mm_prefetch(x + o + ahead, _MM_HINT_T0);
+                    PREFETCH(x + o);
                     if (r)
-                        _mm_prefetch(r + o + ahead, _MM_HINT_T0);
+                        PREFETCH(r + o);
                     vec16 lo, hi;
                     v[q] = col16(x + o, r ? r + o : NULL, m, &lo, &hi, bf);
                     slo = _mm512_fmadd_ps(lo, lo, slo);
@@ -262,10 +307,10 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
                         continue;
                     }
                     const int64_t o = (j + q) * cs + uoff;
-                    _mm_prefetch(x + o + ahead, _MM_HINT_T0);
+                    PREFETCH(x + o);
                     __m512 xv = _mm512_maskz_loadu_ps(m16, x + o);
                     if (r) {
-                        _mm_prefetch(r + o + ahead, _MM_HINT_T0);
+                        PREFETCH(r + o);
                         xv = _mm512_add_ps(xv,
                                            _mm512_maskz_loadu_ps(m16, r + o));
                     }
@@ -309,19 +354,35 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
     }
 }
 
+#undef PREFETCH
+
+/* One instance per dtype and prefetch form, each its own function (in one
+ * function, the two forms of float32 left its column loop rolled: x1.05-1.3
+ * the time). */
 static void pass1_f32(const tile_ctx *k, int64_t t0, int rows, float *sums)
 {
-    pass1(k, t0, rows, sums, ROWOPS_F32);
+    pass1(k, t0, rows, sums, ROWOPS_F32, 0);
 }
 
 static void pass1_f16(const tile_ctx *k, int64_t t0, int rows, float *sums)
 {
-    pass1(k, t0, rows, sums, ROWOPS_F16);
+    pass1(k, t0, rows, sums, ROWOPS_F16, 0);
 }
 
 static void pass1_bf16(const tile_ctx *k, int64_t t0, int rows, float *sums)
 {
-    pass1(k, t0, rows, sums, ROWOPS_BF16);
+    pass1(k, t0, rows, sums, ROWOPS_BF16, 0);
+}
+
+static void pass1_f16_near(const tile_ctx *k, int64_t t0, int rows, float *sums)
+{
+    pass1(k, t0, rows, sums, ROWOPS_F16, 1);
+}
+
+static void pass1_bf16_near(const tile_ctx *k, int64_t t0, int rows,
+                            float *sums)
+{
+    pass1(k, t0, rows, sums, ROWOPS_BF16, 1);
 }
 
 void rowops_cpu_colmajor_avx512(const rowops_call *c, int64_t row_begin,
@@ -352,9 +413,12 @@ void rowops_cpu_colmajor_avx512(const rowops_call *c, int64_t row_begin,
         (uintptr_t)k.ht->data % 64 == 0 && (k.ht->strides[0] * es) % 64 == 0;
     const int nt_o = (fused || h_lines) && B * k.n * es >= STREAM_MIN_BYTES &&
                      (uintptr_t)c->out.data % (uintptr_t)es == 0;
+    /* the near prefetch in 16 bits only: float32 ran x1.0-1.3 slower with
+     * it at strides of 1-16 KiB */
+    const int near = colmajor_stride_aliases(k.cs);
     void (*pass1_dt)(const tile_ctx *, int64_t, int, float *) =
-        dt == ROWOPS_F16    ? pass1_f16
-        : dt == ROWOPS_BF16 ? pass1_bf16
+        dt == ROWOPS_F16    ? (near ? pass1_f16_near : pass1_f16)
+        : dt == ROWOPS_BF16 ? (near ? pass1_bf16_near : pass1_bf16)
                             : pass1_f32;
     /* Tile rows: the whole range, within MAX_TILE_ROWS and h's tile within
      * TILE_H_BYTES, whole units where it is cut. */

@@ -3,7 +3,8 @@
  * rowops_cpu_colmajor_narrow) against the C double
  * reference: float32/float16/bfloat16, both ops, float32 and same-dtype
  * weights, x = t.T (column stride S = B) and padded columns (S = B + 5, with
- * misaligned data and padded, misaligned output rows), narrow to wide N,
+ * misaligned data and padded, misaligned output rows), column strides at
+ * multiples of 1 KiB, narrow to wide N,
  * and row ranges cut into 2-3 uneven pieces run out of order (a thread
  * pool). residual_out must equal x + residual rounded, bit for bit; out and
  * rstd are held to the fuzz test's tolerances. Outputs start as NaN poison;
@@ -408,6 +409,17 @@ int main(void)
                     run_shape(&sh, &mode);
                 }
             }
+    /* Column strides at multiples of 1 KiB (the AVX-512 tiles' near
+     * prefetch, cpu_colmajor_avx512.c): S = B and padded past B, fewer
+     * units than the prefetch distance (B = 16 float32), more rows than a
+     * tile (B = 2048), misaligned data (B = 500 padded to S = 512). */
+    static const shape aliasing[] = {
+        {ROWOPS_F32, 256, 64, 256, 0},    {ROWOPS_F32, 16, 40, 256, 0},
+        {ROWOPS_F32, 1000, 33, 1024, 0},  {ROWOPS_BF16, 512, 100, 512, 0},
+        {ROWOPS_BF16, 500, 70, 512, 1},   {ROWOPS_F16, 2048, 33, 2048, 0},
+        {ROWOPS_BF16, 2048, 65, 2048, 0}, {ROWOPS_F16, 40, 3, 4096, 0}};
+    for (size_t i = 0; i < sizeof aliasing / sizeof aliasing[0]; ++i)
+        run_shape(&aliasing[i], &mode);
     /* Calls of at least 8 MiB per tensor: streaming stores (h and out);
      * residual_out's rows 64-byte aligned (even B) or not (odd B: a
      * partial first column block), or padded (no streamed h). */
