@@ -1,6 +1,7 @@
 #include "cpu_features.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int override_mask = -1;
@@ -46,9 +47,59 @@ unsigned rowops_cpu_features_detected(void)
     return (unsigned)cached;
 }
 
+int rowops_cpu_capability_parse(const char *value, unsigned *keep)
+{
+    const unsigned all = ~0u,
+                   no512 =
+                       ~(unsigned)(ROWOPS_CPU_AVX512F | ROWOPS_CPU_AVX512BW |
+                                   ROWOPS_CPU_AVX512_HALF_RATE),
+                   none = no512 & ~(unsigned)ROWOPS_CPU_FAST_FEATURES;
+    if (!value || !*value || !strcmp(value, "avx512"))
+        *keep = all;
+    else if (!strcmp(value, "avx2"))
+        *keep = no512;
+    else if (!strcmp(value, "default"))
+        *keep = none;
+    else
+        return -1;
+    return 0;
+}
+
+/* The capability's mask and name, read once (a race between threads writes
+ * the same values; the warning may then print twice). */
+static int capability_read;
+static unsigned capability_keep = ~0u;
+static const char *capability_name;
+
+static void read_capability(void)
+{
+    if (__atomic_load_n(&capability_read, __ATOMIC_ACQUIRE))
+        return;
+    const char *v = getenv(ROWOPS_CPU_CAPABILITY_ENV);
+    unsigned keep;
+    if (rowops_cpu_capability_parse(v, &keep)) {
+        fprintf(stderr,
+                "rowops: %s=%s is not one of avx512, avx2, default; not "
+                "applied (the kernels use every feature detected)\n",
+                ROWOPS_CPU_CAPABILITY_ENV, v);
+        keep = ~0u;
+        v = NULL;
+    }
+    capability_keep = keep;
+    capability_name = v && *v ? v : NULL;
+    __atomic_store_n(&capability_read, 1, __ATOMIC_RELEASE);
+}
+
+const char *rowops_cpu_capability(void)
+{
+    read_capability();
+    return capability_name;
+}
+
 unsigned rowops_cpu_features(void)
 {
-    const unsigned hw = rowops_cpu_features_detected();
+    read_capability();
+    const unsigned hw = rowops_cpu_features_detected() & capability_keep;
     if (override_mask < 0)
         return hw;
     return (hw & (unsigned)override_mask) |

@@ -29,8 +29,25 @@ enum {
 #define ROWOPS_CPU_FAST512_FEATURES                                            \
     (ROWOPS_CPU_FAST_FEATURES | ROWOPS_CPU_AVX512F | ROWOPS_CPU_AVX512BW)
 
-/* The detected features, or the override if one is set. */
+/* The features the kernels use: the detected ones within the capability
+ * (below), or the override if one is set. */
 unsigned rowops_cpu_features(void);
+
+/* ROWOPS_CPU_CAPABILITY, read once, caps the features the kernels use, as
+ * ATEN_CPU_CAPABILITY caps ATen's: "avx512" (all that are detected),
+ * "avx2" (no AVX-512: the kernels and choices of an AVX2-only host),
+ * "default" (no AVX2 either: the portable and strided kernels). Unset or
+ * empty: no cap. Another value is not applied: the library warns once on
+ * stderr, and opcost refuses to run (rowops_cpu_capability_parse). */
+#define ROWOPS_CPU_CAPABILITY_ENV "ROWOPS_CPU_CAPABILITY"
+
+/* 0 and *keep = the features value keeps (all for NULL or ""), or -1 where
+ * value is not one of the names above. */
+int rowops_cpu_capability_parse(const char *value, unsigned *keep);
+
+/* The capability in effect: the variable's value, or NULL when it is
+ * unset, empty or not applied. */
+const char *rowops_cpu_capability(void);
 
 /* The hardware's features, ignoring any override. */
 unsigned rowops_cpu_features_detected(void);

@@ -32,6 +32,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int64_t rowops_one_pass_limit(rowops_dtype dtype)
 {
@@ -56,6 +57,14 @@ static rowops_choice choice(int want_reason, rowops_impl impl, const char *fmt,
         va_start(ap, fmt);
         vsnprintf(c.reason, sizeof c.reason, fmt, ap);
         va_end(ap);
+        /* a CPU choice made within a capped instruction set says so */
+        const rowops_kernel_info *k = rowops_kernel_info_of(impl);
+        const char *cap = rowops_cpu_capability();
+        if (cap && k && k->device == ROWOPS_DEVICE_CPU) {
+            const size_t used = strlen(c.reason);
+            snprintf(c.reason + used, sizeof c.reason - used, " [%s=%s]",
+                     ROWOPS_CPU_CAPABILITY_ENV, cap);
+        }
     }
     return c;
 }

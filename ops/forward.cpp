@@ -18,6 +18,7 @@ extern "C" {
 #include <ATen/record_function.h>
 
 #include <array>
+#include <cstdlib>
 #include <string>
 
 namespace rowops
@@ -62,10 +63,28 @@ void run_cpu(const rowops_call &call, rowops_impl impl, cpu_kernel kernel)
 // assert which implementation ran, not just which would be chosen).
 thread_local rowops_impl last_impl = ROWOPS_IMPL_COUNT;
 
+// ROWOPS_CPU_CAPABILITY with a name the kernels do not apply: raised by
+// every CPU call (as ROWOPS_CPU_BLOCK_CACHE_MB), rather than running with
+// instruction sets it did not ask for.
+void check_cpu_capability()
+{
+    static const std::string error = [] {
+        const char *v = std::getenv(ROWOPS_CPU_CAPABILITY_ENV);
+        unsigned keep = 0;
+        if (rowops_cpu_capability_parse(v, &keep) == 0)
+            return std::string();
+        return std::string(ROWOPS_CPU_CAPABILITY_ENV) +
+               " must be avx512, avx2 or default, or unset (got '" + v + "')";
+    }();
+    TORCH_CHECK(error.empty(), error);
+}
+
 // Runs the chosen kernel. Returns false if the choice is the reference,
 // which the caller runs (it has the op-specific arguments).
 bool run_kernel(rowops_call &call, const at::Tensor &x)
 {
+    if (!x.is_cuda())
+        check_cpu_capability();
     call.cuda_arch = x.is_cuda() ? cuda_arch(x) : 0;
     const rowops_impl impl = rowops_choose_impl(&call);
     last_impl = impl;

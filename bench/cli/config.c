@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "batch.h"
+#include "cpu_features.h"
 #include "shape_file.h"
 
 #include <errno.h>
@@ -341,6 +342,17 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
                         size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
+    /* a capability the kernels would not apply: stop before any result
+     * is labelled with it */
+    const char *cap = getenv(ROWOPS_CPU_CAPABILITY_ENV);
+    unsigned keep;
+    if (rowops_cpu_capability_parse(cap, &keep)) {
+        snprintf(err, errlen,
+                 "%s=%s: the CPU capability must be avx512, avx2 or default "
+                 "(or unset)",
+                 ROWOPS_CPU_CAPABILITY_ENV, cap);
+        return -1;
+    }
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->threads = cpus > 0 ? (int)cpus : 1;
     cfg->shapes_dir = opcost_default_shapes_dir();

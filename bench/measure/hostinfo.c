@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "hostinfo.h"
+#include "cpu_features.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +61,13 @@ void opcost_hostinfo_get(opcost_hostinfo *info, const char *source_dir)
             *c = '-';
     snprintf(info->run_id, sizeof info->run_id, "%.20s-%.39s", stamp, host);
     cpu_model(info->cpu, sizeof info->cpu);
+    /* results of a capped run are another host class's: say so in them */
+    const char *cap = rowops_cpu_capability();
+    if (cap) {
+        const size_t used = strlen(info->cpu);
+        snprintf(info->cpu + used, sizeof info->cpu - used, " [%s=%s]",
+                 ROWOPS_CPU_CAPABILITY_ENV, cap);
+    }
     char cmd[4200], sha[48], dirty[8];
     snprintf(cmd, sizeof cmd,
              "git -C '%s' rev-parse --short=12 HEAD 2>/dev/null", source_dir);

@@ -401,3 +401,68 @@ def test_shared_samples_reach_the_fast_path():
         run(s)
         ran.add(ops._last_dispatch())
     assert {FAST, "cpu_strided"} <= ran
+
+
+def _capped(value, code):
+    """code run in a fresh interpreter with ROWOPS_CPU_CAPABILITY=value
+    (read once per process); its stdout, stripped."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    env = dict(os.environ, ROWOPS_CPU_CAPABILITY=value)
+    prelude = ("import sys, torch; sys.path.insert(0, %r); import rowops\n"
+               "ops = torch.ops.rowops\n"
+               % str(Path(rowops.__file__).parents[1]))
+    out = subprocess.run([sys.executable, "-c", prelude + code], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+@pytest.mark.skipif(not HAS_FAST_CPU, reason="the CPU lacks AVX2+FMA+F16C: "
+                    "an avx2 cap leaves it as it is")
+def test_avx2_capability_runs_the_avx2_kernels():
+    """ROWOPS_CPU_CAPABILITY=avx2: the op sees no AVX-512 and runs what an
+    AVX2-only host runs, contiguous and transposed, and says why."""
+    got = _capped("avx2", (
+        "x = torch.randn(64, 4096, dtype=torch.bfloat16)\n"
+        "r = torch.randn_like(x); w = torch.ones(4096, dtype=x.dtype)\n"
+        "ops.fused_add_rms_norm(x, r, w, 1e-6)\n"
+        "a = ops._last_dispatch()\n"
+        "xt = torch.randn(4096, 64, dtype=x.dtype).t()\n"
+        "ops.rms_norm_rows(xt, 1e-6)\n"
+        "b = ops._last_dispatch()\n"
+        "why = rowops.explain_dispatch('fused_add_rms_norm', x, r, w, 1e-6)\n"
+        "print(ops._cpu_features(), a, b, '[ROWOPS_CPU_CAPABILITY=avx2]' "
+        "in why.reason)\n"))
+    features, contiguous, transposed, says = got.split()
+    assert int(features) & (AVX512F | AVX512BW | HALF_RATE) == 0
+    assert int(features) & (AVX2 | FMA | F16C) == AVX2 | FMA | F16C
+    assert contiguous == "cpu_fast_avx2"
+    assert transposed == "cpu_colmajor_avx2"
+    assert says == "True"
+
+
+def test_default_capability_runs_the_portable_kernel():
+    got = _capped("default", (
+        "x = torch.randn(8, 256)\n"
+        "ops.rms_norm_rows(x, 1e-6)\n"
+        "print(ops._cpu_features(), ops._last_dispatch())\n"))
+    features, impl = got.split()
+    assert int(features) == 0
+    assert impl == "cpu_fast_portable"
+
+
+def test_unknown_capability_is_refused():
+    """A name the kernels do not apply: every CPU call raises, naming the
+    variable and the names it takes."""
+    got = _capped("avx3", (
+        "x = torch.randn(8, 256)\n"
+        "try:\n"
+        "    ops.rms_norm_rows(x, 1e-6)\n"
+        "    print('ran')\n"
+        "except RuntimeError as e:\n"
+        "    print(str(e).splitlines()[0])\n"))
+    assert got == ("ROWOPS_CPU_CAPABILITY must be avx512, avx2 or default, "
+                   "or unset (got 'avx3')")

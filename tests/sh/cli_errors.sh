@@ -45,6 +45,26 @@ if [[ $(id -u) -ne 0 ]]; then # root writes anywhere
 fi
 [[ ! -e "$dir/x.csv" ]] || { echo "FAIL: a results file was written"; fail=1; }
 
+# A CPU capability the kernels would not apply: refused before anything
+# runs; one they apply labels the rows' cpu and keeps AVX-512 kernels out.
+expect 2 "ROWOPS_CPU_CAPABILITY=avx3: the CPU capability must be avx512, avx2 or default" -- env ROWOPS_CPU_CAPABILITY=avx3 "$opcost" run --quick --shapes edges --paths kernel --out "$dir/cap.csv"
+[[ ! -e "$dir/cap.csv" ]] || { echo "FAIL: a capped run with a bad name wrote results"; fail=1; }
+if ROWOPS_CPU_CAPABILITY=avx2 "$opcost" run --quick --shapes edges --paths kernel,kernel-e2e --dtype bfloat16 --out "$dir/cap.csv" >"$dir/cap.log" 2>&1; then
+    python3 - "$dir/cap.csv" <<'PY' || fail=1
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok"]
+bad = [r for r in rows if "[ROWOPS_CPU_CAPABILITY=avx2]" not in r["cpu"]
+       or "avx512" in r["dispatch_path"] or "narrow" in r["dispatch_path"]]
+if not rows or bad:
+    print("FAIL: capped rows", len(rows), "unlabelled or AVX-512:",
+          [(r["cpu"], r["dispatch_path"]) for r in bad[:3]])
+    sys.exit(1)
+print("ok: ROWOPS_CPU_CAPABILITY=avx2: %d rows labelled, no AVX-512 kernel" % len(rows))
+PY
+else
+    echo "FAIL: a run under ROWOPS_CPU_CAPABILITY=avx2"; cat "$dir/cap.log"; fail=1
+fi
+
 # Outputs (issue 19, items 7 and 9): only regular files or new names in
 # existing, writable directories; refused before anything runs. The runs
 # are kept small (--quick, one set, one path) should a refusal ever fail.
