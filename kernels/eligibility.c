@@ -181,6 +181,25 @@ int rowops_colmajor_narrow_ok(const rowops_call *call)
            call->x.strides[1] <= ROWOPS_COLMAJOR_NARROW_MAX;
 }
 
+int rowops_colmajor_copy_ok(const rowops_call *call)
+{
+    if (call->x.device != ROWOPS_DEVICE_CPU || !colmajor_ok(call))
+        return 0;
+    const int64_t n = call->x.sizes[1];
+    if (n * (int64_t)rowops_dtype_size(call->x.dtype) >
+        ROWOPS_COLMAJOR_COPY_ROW_BYTES)
+        return 0;
+    const named_tensor outs[] = {{"out", &call->out},
+                                 {"residual_out", &call->residual_out},
+                                 {"weight", &call->weight}};
+    const int count = call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM ? 3 : 1;
+    char why[160];
+    for (int i = 0; i < count; ++i)
+        if (!layout_ok(&outs[i], n, ROWOPS_CPU_VECTOR_BYTES, why, sizeof why))
+            return 0;
+    return 1;
+}
+
 static rowops_choice choose(const rowops_call *call, int want)
 {
     named_tensor ts[6];
@@ -241,6 +260,19 @@ static rowops_choice choose(const rowops_call *call, int want)
                           "row-major outputs",
                           rowops_dtype_name(dt), (long long)call->x.strides[1],
                           (long long)narrow);
+        /* No AVX-512: short 16-bit columns gathered into rows for the
+         * AVX2 row kernel, where its outputs are as that kernel wants */
+        const int64_t copy_max = call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM
+                                     ? ROWOPS_COLMAJOR_COPY_PICK_16
+                                     : ROWOPS_COLMAJOR_COPY_PICK_16_ROWS;
+        if (!wide && dt != ROWOPS_F32 && call->x.strides[1] <= copy_max &&
+            rowops_colmajor_copy_ok(call))
+            return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_COPY,
+                          "CPU column-major, short columns (AVX2): %s rows "
+                          "at unit stride, columns %lld <= %lld apart, "
+                          "gathered into rows for the AVX2 row kernel",
+                          rowops_dtype_name(dt), (long long)call->x.strides[1],
+                          (long long)copy_max);
         /* The tiles of the whole range read along memory, but at mid
          * strides (float32 S = 33-383, and the fused op in 16 bits S =
          * 128-767) on a half-rate core, where the AVX2 tiles' 512-byte

@@ -35,6 +35,8 @@ int rowops_kernel_can_run(rowops_impl impl, const rowops_call *call)
     if (impl == ROWOPS_IMPL_CPU_COLMAJOR_NARROW &&
         !rowops_colmajor_narrow_ok(call))
         return 0;
+    if (impl == ROWOPS_IMPL_CPU_COLMAJOR_COPY && !rowops_colmajor_copy_ok(call))
+        return 0;
     const rowops_kernel_info *p =
         rowops_kernel_info_of(rowops_choose_impl(call));
     return p && p->layout == k->layout && p->device == k->device;

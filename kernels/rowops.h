@@ -223,6 +223,31 @@ void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
  * ROWOPS_COLMAJOR_NARROW_MAX apart (cpu_colmajor_narrow's precondition
  * beyond the column-major ones; kernels/eligibility.c). */
 int rowops_colmajor_narrow_ok(const rowops_call *call);
+/* Column-major rows with a short column on a CPU without AVX-512: each
+ * row gathered into a contiguous row on the stack, then the AVX2 row
+ * kernel (kernels/cpu_colmajor_copy.c). */
+void rowops_cpu_colmajor_copy(const rowops_call *call, int64_t row_begin,
+                              int64_t row_end);
+/* A row of at most this many bytes: the stack batch holds one. */
+#define ROWOPS_COLMAJOR_COPY_ROW_BYTES (32 << 10)
+/* Whether call is column-major and its outputs and weight are as the AVX2
+ * row kernel wants them (32-byte aligned rows), with a row of N elements
+ * within ROWOPS_COLMAJOR_COPY_ROW_BYTES (cpu_colmajor_copy's
+ * preconditions; kernels/eligibility.c). */
+int rowops_colmajor_copy_ok(const rowops_call *call);
+/* Where the CPU has no AVX-512 the eligibility function picks it over the
+ * AVX2 tiles for float16 and bfloat16 at S <= COPY_PICK_16 (fused) and
+ * COPY_PICK_16_ROWS (rms_norm_rows). Measured (Zen 5 with AVX-512 capped by
+ * ROWOPS_CPU_CAPABILITY=avx2, N = 4096, cold, paired with the row kernel
+ * on contiguous copies, 1 and 2 threads, cold and warm; docs/dispatch.md):
+ * the fused op 0.19-0.37 of the contiguous call with the tiles against
+ * 0.38-0.44 gathered at S = 2-5 cold (warm 0.08-0.20 against 0.25-0.30),
+ * level at S = 6, behind from S = 7 cold (0.45-0.52 against 0.37-0.39);
+ * rms_norm_rows 0.10-0.36 against 0.38-0.44 at S = 2-8 cold, at S = 10
+ * 0.26-0.41 against 0.41-0.45 (level on one thread), behind at S = 12-16
+ * on one thread. */
+#define ROWOPS_COLMAJOR_COPY_PICK_16 5
+#define ROWOPS_COLMAJOR_COPY_PICK_16_ROWS 10
 /* The eligibility function picks the AVX-512 wide tiles beyond the short
  * columns but at mid strides, where it picks the AVX2 tiles: float32 S =
  * 33-383 (both ops), and the fused op in float16 and bfloat16 S = 128-767.

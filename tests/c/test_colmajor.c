@@ -1,5 +1,6 @@
-/* The column-major kernels (rowops_cpu_colmajor_avx2, and where the CPU
- * has AVX-512 F+BW rowops_cpu_colmajor_avx512 and, where it is admitted,
+/* The column-major kernels (rowops_cpu_colmajor_avx2 and, where its
+ * outputs are aligned rows, rowops_cpu_colmajor_copy; where the CPU has
+ * AVX-512 F+BW rowops_cpu_colmajor_avx512 and, where it is admitted,
  * rowops_cpu_colmajor_narrow) against the C double
  * reference: float32/float16/bfloat16, both ops, float32 and same-dtype
  * weights, x = t.T (column stride S = B) and padded columns (S = B + 5, with
@@ -188,7 +189,7 @@ static split make_split(int64_t B, int mode)
     return s;
 }
 
-static long long cases_run, narrow_calls, wide512_calls;
+static long long cases_run, narrow_calls, wide512_calls, copy_calls;
 
 static void run_variant(rowops_impl impl, const shape *sh, rowops_op op,
                         rowops_dtype wdt, const buf *x, const buf *r, buf *w,
@@ -270,6 +271,7 @@ static void run_variant(rowops_impl impl, const shape *sh, rowops_op op,
     ++cases_run;
     narrow_calls += impl == ROWOPS_IMPL_CPU_COLMAJOR_NARROW;
     wide512_calls += impl == ROWOPS_IMPL_CPU_COLMAJOR_AVX512;
+    copy_calls += impl == ROWOPS_IMPL_CPU_COLMAJOR_COPY;
 
     /* Gaps and the poison around the data stay untouched. */
     long long gaps = 0;
@@ -362,9 +364,9 @@ static void run_shape(const shape *sh, int *mode)
         rowops_store_d(x.mem, i, dt, draw());
         rowops_store_d(r.mem, i, dt, draw());
     }
-    static const rowops_impl impls[] = {ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
-                                        ROWOPS_IMPL_CPU_COLMAJOR_NARROW,
-                                        ROWOPS_IMPL_CPU_COLMAJOR_AVX512};
+    static const rowops_impl impls[] = {
+        ROWOPS_IMPL_CPU_COLMAJOR_AVX2, ROWOPS_IMPL_CPU_COLMAJOR_NARROW,
+        ROWOPS_IMPL_CPU_COLMAJOR_AVX512, ROWOPS_IMPL_CPU_COLMAJOR_COPY};
     for (size_t k = 0; k < sizeof impls / sizeof impls[0]; ++k) {
         run_variant(impls[k], sh, ROWOPS_OP_RMS_NORM_ROWS, ROWOPS_F32, &x, &r,
                     &w, &out, &rout, &rstd, xoff, ooff, ors, rss,
@@ -439,8 +441,10 @@ int main(void)
         run_shape(&sh, &mode);
     }
     printf("test_colmajor: %lld kernel calls checked, %lld of them "
-           "cpu_colmajor_narrow, %lld cpu_colmajor_avx512\n",
-           cases_run, narrow_calls, wide512_calls);
+           "cpu_colmajor_narrow, %lld cpu_colmajor_avx512, %lld "
+           "cpu_colmajor_copy\n",
+           cases_run, narrow_calls, wide512_calls, copy_calls);
+    C_EXPECT(copy_calls > 0, "cpu_colmajor_copy never ran");
     if ((rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
         ROWOPS_CPU_FAST512_FEATURES) {
         C_EXPECT(narrow_calls > 0, "cpu_colmajor_narrow never ran");

@@ -44,20 +44,29 @@ NARROW_PICK_16_FULL_RATE = {"fused_add_rms_norm": 5, "rms_norm_rows": 4}
 # bits: the fused op)
 AVX2_MID = {torch.float32: (33, 383), torch.float16: (128, 767),
             torch.bfloat16: (128, 767)}
+# kernels/rowops.h: ROWOPS_COLMAJOR_COPY_PICK_16, _ROWS (no AVX-512, 16
+# bits, outputs and weight as the AVX2 row kernel wants them)
+COPY_PICK_16 = {"fused_add_rms_norm": 5, "rms_norm_rows": 10}
 
 
 def colmajor(dtype, column_stride, op="fused_add_rms_norm",
-             features=FEATURES):
+             features=FEATURES, copy_ok=True):
     """The kernel of transposed (column-major) rows: the short-column one
     (AVX-512) for columns up to 12 float32 elements apart, or in 16 bits
     up to 16 on a core that runs 512-bit operations in two halves and 5
     (fused) or 4 (rms_norm_rows) on one with full-width units; else the
     AVX-512 wide tiles, but on a half-rate core the AVX2 wide-tile one at
-    mid strides (float32 33-383; the fused op in 16 bits 128-767), and
-    the AVX2 tiles without AVX-512; strided without AVX2+FMA+F16C."""
+    mid strides (float32 33-383; the fused op in 16 bits 128-767);
+    without AVX-512, in 16 bits, rows gathered for the AVX2 row kernel up
+    to 5 (fused) or 10 (rms_norm_rows) apart where copy_ok (aligned
+    outputs and weight, a row within 32 KiB), else the AVX2 tiles;
+    strided without AVX2+FMA+F16C."""
     if features & (AVX2 | FMA | F16C) != AVX2 | FMA | F16C:
         return "cpu_strided"
     wide = features & (AVX512F | AVX512BW) == AVX512F | AVX512BW
+    if (not wide and dtype != torch.float32 and copy_ok
+            and column_stride <= COPY_PICK_16[op]):
+        return "cpu_colmajor_copy"
     half = bool(features & HALF_RATE)
     pick = (NARROW_PICK[dtype] if dtype == torch.float32 or half
             else NARROW_PICK_16_FULL_RATE[op])
@@ -246,14 +255,19 @@ def test_missing_cpu_feature_uses_portable_kernel(mask, name, poisoned_outputs):
 @pytest.mark.skipif(not HAS_FAST_CPU, reason="no AVX2+FMA+F16C here")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("features, want", [
-    (AVX2 | FMA, "cpu_strided"),
-    (AVX2 | FMA | F16C, "cpu_colmajor_avx2"),
+    (AVX2 | FMA, {torch.float32: "cpu_strided",
+                  torch.bfloat16: "cpu_strided"}),
+    (AVX2 | FMA | F16C, {torch.float32: "cpu_colmajor_avx2",
+                         torch.bfloat16: "cpu_colmajor_copy"}),
 ], ids=["no F16C", "AVX2 only"])
 def test_transposed_on_fewer_cpu_features(poisoned_outputs, dtype, features,
                                           want):
     """CPU features masked off: without F16C a short transposed call runs
     strided; an AVX2-only host (AVX-512 masked off) never gets the
-    short-column kernel, only the AVX2 wide-tile one."""
+    short-column kernel: in 16 bits its rows are gathered for the AVX2 row
+    kernel, in float32 the AVX2 wide-tile kernel runs."""
+    want = want[dtype]
+    assert colmajor(dtype, 4, features=features) == want
     sample = fused(values(64, 4, dtype=dtype).t(),
                    residual=values(64, 4, dtype=dtype).t())
     assert (rowops.explain_dispatch(sample.op, *sample.args).impl
@@ -466,3 +480,55 @@ def test_unknown_capability_is_refused():
         "    print(str(e).splitlines()[0])\n"))
     assert got == ("ROWOPS_CPU_CAPABILITY must be avx512, avx2 or default, "
                    "or unset (got 'avx3')")
+
+
+@pytest.mark.skipif(not HAS_FAST_CPU, reason="no AVX2+FMA+F16C here")
+@pytest.mark.parametrize("op, stride", [("fused_add_rms_norm", 5),
+                                        ("fused_add_rms_norm", 6),
+                                        ("rms_norm_rows", 10),
+                                        ("rms_norm_rows", 11)])
+def test_gathered_rows_at_their_limit(poisoned_outputs, op, stride):
+    """Without AVX-512, 16-bit columns up to 5 (fused) or 10 (rms_norm_rows)
+    apart are gathered into rows (cpu_colmajor_copy); one further apart,
+    the AVX2 tiles. The result is the formula's either way."""
+    x = values(64, stride, dtype=torch.bfloat16).t()
+    sample = (fused(x, residual=values(64, stride, dtype=torch.bfloat16).t())
+              if op == "fused_add_rms_norm"
+              else Sample("rows", "rms_norm_rows", x))
+    want = ("cpu_colmajor_copy" if stride <= COPY_PICK_16[op]
+            else "cpu_colmajor_avx2")
+    assert colmajor(torch.bfloat16, stride, op=op,
+                    features=AVX2 | FMA | F16C) == want
+    previous = ops._force_cpu_features(AVX2 | FMA | F16C)
+    try:
+        assert rowops.explain_dispatch(sample.op, *sample.args).impl == want
+        result, ran = run(sample)
+        assert ran == want
+        assert_matches_formula(sample, result)
+    finally:
+        ops._force_cpu_features(previous)
+
+
+@pytest.mark.skipif(not HAS_FAST_CPU, reason="no AVX2+FMA+F16C here")
+@pytest.mark.parametrize("case", ["misaligned weight", "row beyond 32 KiB"])
+def test_gathered_rows_need_the_row_kernels_layout(poisoned_outputs, case):
+    """cpu_colmajor_copy hands its rows to the AVX2 row kernel, which wants
+    32-byte aligned rows: a weight two bytes off a boundary, or a row
+    longer than its stack batch (20000 bfloat16 elements), takes the AVX2
+    tiles instead, with the formula's result."""
+    n = 20000 if case == "row beyond 32 KiB" else 64
+    x = values(n, 3, dtype=torch.bfloat16).t()
+    r = values(n, 3, dtype=torch.bfloat16).t()
+    w = values(n + 1, dtype=torch.bfloat16)
+    w = w[1:] if case == "misaligned weight" else w[:n]
+    assert (w.data_ptr() % 32 != 0) == (case == "misaligned weight")
+    sample = fused(x, residual=r, weight=w)
+    assert colmajor(torch.bfloat16, 3, features=AVX2 | FMA | F16C,
+                    copy_ok=False) == "cpu_colmajor_avx2"
+    previous = ops._force_cpu_features(AVX2 | FMA | F16C)
+    try:
+        result, ran = run(sample)
+        assert ran == "cpu_colmajor_avx2"
+        assert_matches_formula(sample, result)
+    finally:
+        ops._force_cpu_features(previous)
