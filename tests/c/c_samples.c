@@ -218,3 +218,18 @@ void c_run_kernel(rowops_impl impl, const rowops_call *call, int split)
     fn(call, rows / 2, rows);
     fn(call, 0, rows / 2);
 }
+
+rowops_tensor c_desc2d(rowops_dtype dt, uintptr_t addr, int64_t s0, int64_t s1,
+                       int64_t st0, int64_t st1)
+{
+    rowops_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = (void *)addr;
+    t.dtype = dt;
+    t.rank = 2;
+    t.sizes[0] = s0;
+    t.sizes[1] = s1;
+    t.strides[0] = st0;
+    t.strides[1] = st1;
+    return t;
+}

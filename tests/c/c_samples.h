@@ -27,6 +27,11 @@ typedef struct c_sample {
     int nbuf;
 } c_sample;
 
+/* A 2-D descriptor of sizes {s0, s1} and strides {st0, st1} at addr (a
+ * made-up address is fine where nothing reads the data). */
+rowops_tensor c_desc2d(rowops_dtype dt, uintptr_t addr, int64_t s0, int64_t s1,
+                       int64_t st0, int64_t st1);
+
 /* Builds a call for op over logical [B, N] (or [B, 2, N] for C_3D).
  * inplace: out aliases x and residual_out aliases residual (fused op). */
 int c_sample_make(c_sample *s, rowops_op op, rowops_dtype dtype,

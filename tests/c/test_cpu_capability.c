@@ -41,21 +41,6 @@ static void check_names(void)
     }
 }
 
-static rowops_tensor desc(rowops_dtype dt, uintptr_t addr, int64_t s0,
-                          int64_t s1, int64_t st0, int64_t st1)
-{
-    rowops_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = (void *)addr;
-    t.dtype = dt;
-    t.rank = 2;
-    t.sizes[0] = s0;
-    t.sizes[1] = s1;
-    t.strides[0] = st0;
-    t.strides[1] = st1;
-    return t;
-}
-
 /* rms_norm_rows of B x N bfloat16, x row-major or transposed (x = t.T). */
 static rowops_call rows_call(int64_t B, int64_t N, int transposed)
 {
@@ -63,10 +48,10 @@ static rowops_call rows_call(int64_t B, int64_t N, int transposed)
     memset(&c, 0, sizeof c);
     c.op = ROWOPS_OP_RMS_NORM_ROWS;
     c.eps = 1e-6;
-    c.x = transposed ? desc(ROWOPS_BF16, 1u << 24, B, N, 1, B)
-                     : desc(ROWOPS_BF16, 1u << 24, B, N, N, 1);
-    c.out = desc(ROWOPS_BF16, 2u << 24, B, N, N, 1);
-    c.rstd = desc(ROWOPS_F32, 3u << 24, B, 1, 1, 1);
+    c.x = transposed ? c_desc2d(ROWOPS_BF16, 1u << 24, B, N, 1, B)
+                     : c_desc2d(ROWOPS_BF16, 1u << 24, B, N, N, 1);
+    c.out = c_desc2d(ROWOPS_BF16, 2u << 24, B, N, N, 1);
+    c.rstd = c_desc2d(ROWOPS_F32, 3u << 24, B, 1, 1, 1);
     c.rstd.rank = 1;
     return c;
 }

@@ -14,16 +14,7 @@
 static rowops_tensor desc(rowops_dtype dt, uintptr_t addr, int64_t B, int64_t N,
                           int64_t row_stride)
 {
-    rowops_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = (void *)addr;
-    t.dtype = dt;
-    t.rank = 2;
-    t.sizes[0] = B;
-    t.sizes[1] = N;
-    t.strides[0] = row_stride;
-    t.strides[1] = 1;
-    return t;
+    return c_desc2d(dt, addr, B, N, row_stride, 1);
 }
 
 /* A fused call, every tensor contiguous and 64-byte aligned. */

@@ -282,7 +282,8 @@ def test_transposed_on_fewer_cpu_features(poisoned_outputs, dtype, features,
 
 
 def ran_at_rate(sample, mask, want, halves):
-    """With the CPU features forced to mask: explain_dispatch names want,
+    """With the CPU features forced to mask (the 512-bit rate, or AVX-512
+    masked off): explain_dispatch names want,
     its reason says "two halves" exactly when halves (the half-rate rule
     chose), the op runs want, and its result is the formula's."""
     previous = ops._force_cpu_features(mask)
@@ -499,14 +500,7 @@ def test_gathered_rows_at_their_limit(poisoned_outputs, op, stride):
             else "cpu_colmajor_avx2")
     assert colmajor(torch.bfloat16, stride, op=op,
                     features=AVX2 | FMA | F16C) == want
-    previous = ops._force_cpu_features(AVX2 | FMA | F16C)
-    try:
-        assert rowops.explain_dispatch(sample.op, *sample.args).impl == want
-        result, ran = run(sample)
-        assert ran == want
-        assert_matches_formula(sample, result)
-    finally:
-        ops._force_cpu_features(previous)
+    ran_at_rate(sample, AVX2 | FMA | F16C, want, halves=False)
 
 
 @pytest.mark.skipif(not HAS_FAST_CPU, reason="no AVX2+FMA+F16C here")
@@ -523,12 +517,7 @@ def test_gathered_rows_need_the_row_kernels_layout(poisoned_outputs, case):
     w = w[1:] if case == "misaligned weight" else w[:n]
     assert (w.data_ptr() % 32 != 0) == (case == "misaligned weight")
     sample = fused(x, residual=r, weight=w)
-    assert colmajor(torch.bfloat16, 3, features=AVX2 | FMA | F16C,
-                    copy_ok=False) == "cpu_colmajor_avx2"
-    previous = ops._force_cpu_features(AVX2 | FMA | F16C)
-    try:
-        result, ran = run(sample)
-        assert ran == "cpu_colmajor_avx2"
-        assert_matches_formula(sample, result)
-    finally:
-        ops._force_cpu_features(previous)
+    want = colmajor(torch.bfloat16, 3, features=AVX2 | FMA | F16C,
+                    copy_ok=False)
+    assert want == "cpu_colmajor_avx2"
+    ran_at_rate(sample, AVX2 | FMA | F16C, want, halves=False)
