@@ -57,10 +57,16 @@ static rowops_choice choice(int want_reason, rowops_impl impl, const char *fmt,
         va_start(ap, fmt);
         vsnprintf(c.reason, sizeof c.reason, fmt, ap);
         va_end(ap);
-        /* a CPU choice made within a capped instruction set says so */
-        const rowops_kernel_info *k = rowops_kernel_info_of(impl);
+        /* a CPU choice made within a capped instruction set says so (the
+         * devices from the table's own lines: this file links without
+         * kernel_table.c, as the parsers' fuzz targets build it) */
+        static const int device_of[] = {
+#define ROWOPS_KERNEL(id, name, cpu_fn, device, layout, features, what) device,
+#include "kernel_table.def"
+#undef ROWOPS_KERNEL
+        };
         const char *cap = rowops_cpu_capability();
-        if (cap && k && k->device == ROWOPS_DEVICE_CPU) {
+        if (cap && device_of[impl] == ROWOPS_DEVICE_CPU) {
             const size_t used = strlen(c.reason);
             snprintf(c.reason + used, sizeof c.reason - used, " [%s=%s]",
                      ROWOPS_CPU_CAPABILITY_ENV, cap);
