@@ -79,8 +79,8 @@ static void read_capability(void)
     unsigned keep;
     if (rowops_cpu_capability_parse(v, &keep)) {
         fprintf(stderr,
-                "rowops: %s=%s is not one of avx512, avx2, default; not "
-                "applied (the kernels use every feature detected)\n",
+                "rowops: %s=%s is not " ROWOPS_CPU_CAPABILITY_NAMES
+                "; not applied (the kernels use every feature detected)\n",
                 ROWOPS_CPU_CAPABILITY_ENV, v);
         keep = ~0u;
         v = NULL;

@@ -40,6 +40,8 @@ unsigned rowops_cpu_features(void);
  * empty: no cap. Another value is not applied: the library warns once on
  * stderr, and opcost refuses to run (rowops_cpu_capability_parse). */
 #define ROWOPS_CPU_CAPABILITY_ENV "ROWOPS_CPU_CAPABILITY"
+/* The names it takes, for messages. */
+#define ROWOPS_CPU_CAPABILITY_NAMES "avx512, avx2 or default"
 
 /* 0 and *keep = the features value keeps (all for NULL or ""), or -1 where
  * value is not one of the names above. */

@@ -74,7 +74,8 @@ void check_cpu_capability()
         if (rowops_cpu_capability_parse(v, &keep) == 0)
             return std::string();
         return std::string(ROWOPS_CPU_CAPABILITY_ENV) +
-               " must be avx512, avx2 or default, or unset (got '" + v + "')";
+               " must be " ROWOPS_CPU_CAPABILITY_NAMES ", or unset (got '" + v +
+               "')";
     }();
     TORCH_CHECK(error.empty(), error);
 }

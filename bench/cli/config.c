@@ -347,10 +347,11 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
     const char *cap = getenv(ROWOPS_CPU_CAPABILITY_ENV);
     unsigned keep;
     if (rowops_cpu_capability_parse(cap, &keep)) {
-        snprintf(err, errlen,
-                 "%s=%s: the CPU capability must be avx512, avx2 or default "
-                 "(or unset)",
-                 ROWOPS_CPU_CAPABILITY_ENV, cap);
+        snprintf(
+            err, errlen,
+            "%s=%s: the CPU capability must be " ROWOPS_CPU_CAPABILITY_NAMES
+            " (or unset)",
+            ROWOPS_CPU_CAPABILITY_ENV, cap);
         return -1;
     }
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
