@@ -22,8 +22,8 @@
 #include <stdint.h>
 
 /* The gathered rows of one batch, per input: a stack buffer (two with the
- * residual) the batch's rows fill. */
-#define COPY_BATCH_BYTES (32 << 10)
+ * residual) the batch's rows fill; a row fits (rowops_colmajor_copy_ok). */
+#define COPY_BATCH_BYTES ROWOPS_COLMAJOR_COPY_ROW_BYTES
 
 static void gather16(uint16_t *dst, const uint16_t *src, int64_t s, int64_t n)
 {
@@ -57,7 +57,7 @@ static void gather_rows(unsigned char *dst, int64_t rs, const rowops_tensor *t,
 static rowops_tensor rows_from(const rowops_tensor *t, int64_t b0, int64_t rows)
 {
     rowops_tensor v = *t;
-    v.data = b0 ? rowops_tensor_row_ptr(t, b0) : t->data;
+    v.data = rowops_tensor_row_ptr(t, b0);
     v.sizes[0] = rows;
     return v;
 }
