@@ -144,6 +144,10 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_loads_schema_v1
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/older_results.sh
       $<TARGET_FILE:opcost> ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+  # A fraction of peak at reduced bandwidth is shown, not judged.
+  add_test(NAME opcost_bandwidth_states
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/bandwidth_states.sh
+      $<TARGET_FILE:opcost> ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
   add_test(NAME opcost_cuda_refused_without_device
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cuda_refused.sh $<TARGET_FILE:opcost>
       ${CMAKE_BINARY_DIR})

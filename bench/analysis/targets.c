@@ -111,11 +111,18 @@ static void bandwidth(const pool *p)
                          : !strcmp(r->path, "kernel-e2e")))
             continue;
         any = 1;
-        const int judged = contiguous && !strcmp(r->variant, "auto");
-        printf("| %s | %s | %s | %lld | %s %s | %.1f | %.1f | %.2f | %s |\n",
+        /* a fraction of a contended host (probe_state reduced or mixed) is
+         * not the kernel's: shown, not judged */
+        const int contended =
+            r->probe_state[0] && strcmp(r->probe_state, "full") != 0;
+        const int judged =
+            contiguous && !strcmp(r->variant, "auto") && !contended;
+        printf("| %s | %s | %s | %lld | %s %s | %.1f | %.1f | %.2f%s%s%s | "
+               "%s |\n",
                r->op, r->dtype, r->layout, (long long)r->threads, r->path,
                contiguous ? r->variant : r->dispatch_path, r->gbps,
-               r->ceiling_gbps, r->frac_of_peak,
+               r->ceiling_gbps, r->frac_of_peak, contended ? " (" : "",
+               contended ? r->probe_state : "", contended ? " bandwidth)" : "",
                judged ? verdict(r->frac_of_peak >= 0.90) : "-");
     }
     if (!any)

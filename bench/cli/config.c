@@ -26,6 +26,7 @@ enum {
     OPT_MODEL_MAX_TOKENS,
     OPT_MODEL_BUDGET,
     OPT_MODEL_DTYPES,
+    OPT_FULL_BW_WAIT,
     OPT_SAMPLE_US,
     OPT_REPLICATES,
     OPT_THRESHOLD,
@@ -57,6 +58,7 @@ static const struct option options[] = {
     {"model-max-tokens", required_argument, NULL, OPT_MODEL_MAX_TOKENS},
     {"model-budget-s", required_argument, NULL, OPT_MODEL_BUDGET},
     {"model-dtypes", required_argument, NULL, OPT_MODEL_DTYPES},
+    {"full-bandwidth-wait-s", required_argument, NULL, OPT_FULL_BW_WAIT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -144,6 +146,13 @@ void opcost_config_usage(FILE *out)
         "                       model paths, 0.1..3600 (default: 6; --quick:\n"
         "                       0.5); --quick runs the model paths only when\n"
         "                       --paths names them\n"
+        "  --full-bandwidth-wait-s X  seconds the run may hold, over all\n"
+        "                       its points, a point streaming from DRAM past\n"
+        "                       its budget while the host's bandwidth is\n"
+        "                       reduced (these hosts switch between two\n"
+        "                       states 2x apart for seconds at a time), so\n"
+        "                       that its frac_of_peak rests on rounds at full\n"
+        "                       bandwidth; 0..3600 (default: 30; --quick: 0)\n"
         "  --shapes-dir DIR     where shape-set names resolve (default: the\n"
         "                       source tree's shapes/)\n"
         "  --help               this text\n");
@@ -372,6 +381,7 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
     cfg->cold = 1;
     cfg->model_max_tokens = -1; /* the device's default */
     cfg->model_budget_s = -1;
+    cfg->full_bandwidth_wait_s = -1;
     long v;
     double x;
     optind = 1;
@@ -497,6 +507,12 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
                            "must be a number of seconds in 0.1..3600", optarg);
             cfg->model_budget_s = x;
             break;
+        case OPT_FULL_BW_WAIT:
+            if (parse_real(optarg, 0, 3600, &x))
+                return bad(err, errlen, "full-bandwidth-wait-s",
+                           "must be a number of seconds in 0..3600", optarg);
+            cfg->full_bandwidth_wait_s = x;
+            break;
         case 'h': opcost_config_usage(stdout); return 1;
         case ':':
             snprintf(err, errlen, "%s: needs a value (see opcost run --help)",
@@ -527,6 +543,8 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
         cfg->rep_budget_s = cfg->quick ? 0.002 : 0.010;
     if (cfg->model_budget_s < 0)
         cfg->model_budget_s = cfg->quick ? 0.5 : 6;
+    if (cfg->full_bandwidth_wait_s < 0)
+        cfg->full_bandwidth_wait_s = cfg->quick ? 0 : 30;
     cfg->baseline_name = baseline;
     return settle_baseline(cfg, err, errlen);
 }

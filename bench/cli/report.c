@@ -133,6 +133,18 @@ void opcost_report_settled(FILE *f, const opcost_run_settled *s)
                 "frac_of_peak)\n",
                 s->probe_lo_gbps, s->probe_hi_gbps, s->probes,
                 100 * (s->probe_hi_gbps / s->probe_lo_gbps - 1));
+    if (s->classed_rows)
+        fprintf(f,
+                "bandwidth states: %zu of %zu rows streaming from DRAM have "
+                "their frac_of_peak at reduced bandwidth, below 75 %% of "
+                "%.1f GB/s (probe_state; %s); %.1f s held for full "
+                "bandwidth\n",
+                s->reduced_rows, s->classed_rows, s->full_gbps,
+                s->recalled_gbps > 0 && s->recalled_gbps >= s->full_gbps
+                    ? "the full bandwidth this machine showed in an "
+                      "earlier run"
+                    : "the full bandwidth seen in this run",
+                s->waited_s);
     if (s->cpu_ceilings)
         fprintf(f,
                 "ceilings: the best of the probes at the start and the end "

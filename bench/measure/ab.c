@@ -272,6 +272,7 @@ typedef struct ab_point {
     ab_member_state state[MAX_WORKERS][OPCOST_AB_MAX_MEMBERS];
     probe_slot probe;
     point_probe probed;
+    opcost_bw_split split; /* the probe's samples of one bandwidth state */
     opcost_member members[MAX_WORKERS * OPCOST_AB_MAX_MEMBERS + 1];
     int nmembers;
     opcost_rounds_result rounds;
@@ -503,6 +504,13 @@ static int summarize(ab_point *pt)
     const opcost_plan *cfg = pt->pc->cfg;
     const opcost_member *m[2][OPCOST_AB_MAX_PROCESSES];
     int k[2];
+    if (pt->probe.member >= 0) {
+        const double moved = (double)opcost_probe_bytes(&pt->w);
+        if (opcost_bw_split_probe(
+                &pt->members[pt->probe.member], moved,
+                point_probe_reference(pt->pc, &pt->probed, moved), &pt->split))
+            return -1;
+    }
     for (int i = 0; i < pt->n; ++i) {
         for (int s = 0; s < 2; ++s) {
             opcost_result *row = row_of(pt, s, i);
@@ -523,8 +531,8 @@ static int summarize(ab_point *pt)
                 snprintf(row->stopped_by, sizeof row->stopped_by, "%s",
                          opcost_rounds_stop_name(pt->rounds.stop));
                 if (pt->probe.member >= 0)
-                    point_row_frac_of(cfg, row, &pt->members[pt->probe.member],
-                                      m[s], k[s], opcost_probe_bytes(&pt->w));
+                    point_row_frac_of(cfg, row, &pt->split, m[s], k[s],
+                                      opcost_probe_bytes(&pt->w));
             }
             point_set_ceiling(row, pt->pc->ceiling, 0);
         }
@@ -542,6 +550,8 @@ static int summarize(ab_point *pt)
     if (pt->probe.member >= 0)
         point_probe_measured(&pt->probed, &pt->members[pt->probe.member],
                              &pt->w);
+    if (pt->split.state != OPCOST_BW_NONE)
+        pt->probed.full_gbps = pt->split.best_rolled_gbps;
     return 0;
 }
 
@@ -676,6 +686,7 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
     if (pt->probe.run.priv)
         pt->probe.run.path->release(&pt->probe.run);
     opcost_timing_end(&pt->probe.timer);
+    opcost_bw_split_free(&pt->split);
     for (int i = 0; i < pt->nmembers; ++i)
         opcost_member_free(&pt->members[i]);
     if (pt->made)

@@ -3,6 +3,7 @@
 #include "ceiling.h"
 #include "code_pages.h"
 #include "cupti_tracer.h"
+#include "host_bandwidth.h"
 #include "hostinfo.h"
 #include "journal.h"
 #include "nvml_clock.h"
@@ -248,6 +249,7 @@ static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
             lean.paths[lean.npaths++] = cfg->paths[p];
     point_context lean_ctx = *ctx;
     lean_ctx.cfg = &lean;
+    lean_ctx.wait_left_s = NULL; /* the run's own points may wait */
     ctx = &lean_ctx;
     run_out again;
     memset(&again, 0, sizeof again);
@@ -375,24 +377,56 @@ static int measure_ceiling(const opcost_plan *cfg, const run_device *dev,
  * 2026-12-01), which the paired probes, taken at the rows' own moments,
  * see. */
 
-/* A call that moves this many bytes streams: its probe measures the
- * memory, not the call's overhead. */
-#define STREAMING_BYTES (16.0 * (1 << 20))
-
 typedef struct probe_range {
     double lo, hi; /* the paired probes' DRAM fused medians over the run */
     int n;
 } probe_range;
 
-static void note_probe(opcost_ceiling *c, probe_range *pr, const point_probe *p)
+/* The better DRAM ceiling of the two mixes: both read as many bytes as
+ * they write, and streamed they met the same ceiling within 4-8 % (Zen 5:
+ * rows 109-116, fused 108-118 GB/s), so either says what the host can do
+ * where the other was last probed in a slow spell. 0: none measured. */
+static double dram_best(const opcost_ceiling *c)
+{
+    double best = 0;
+    for (int m = 0; m < OPCOST_MIXES; ++m) {
+        const double g = c->mix[OPCOST_LEVEL_DRAM][m].gbps;
+        best = g > best ? g : best;
+    }
+    return best;
+}
+
+/* The run's full DRAM bandwidth: what it saw itself (own, remembered for
+ * the next run) and what earlier runs on this machine saw (recalled). */
+typedef struct full_bandwidth {
+    double own, recalled;
+    double gbps; /* the better: what points are classed against */
+} full_bandwidth;
+
+static void learn_full(full_bandwidth *fb, double g)
+{
+    fb->own = g > fb->own ? g : fb->own;
+    fb->gbps = fb->own > fb->recalled ? fb->own : fb->recalled;
+}
+
+static void note_probe(opcost_ceiling *c, probe_range *pr, full_bandwidth *fb,
+                       const point_probe *p)
 {
     if (!p->measured)
         return;
-    opcost_ceiling_merge_mix(c, p->level, p->mix, p->streaming, p->best_gbps);
+    /* a cold call of less than twice the LLC is partly served by the
+     * caches: not a DRAM figure (bandwidth_state.h) */
+    const int dram_sized =
+        p->bytes >= OPCOST_DRAM_REFERENCE_LLCS * (double)c->llc_bytes;
+    if (p->level != OPCOST_LEVEL_DRAM || dram_sized)
+        opcost_ceiling_merge_mix(c, p->level, p->mix, p->streaming,
+                                 p->best_gbps);
+    if (dram_sized && p->full_gbps > 0)
+        learn_full(fb, p->full_gbps);
     /* the drift: points whose calls stream (a small call's probe is
      * all overhead) */
     if (p->level != OPCOST_LEVEL_DRAM || p->mix != OPCOST_MIX_FUSED ||
-        p->bytes < STREAMING_BYTES)
+        p->bytes < OPCOST_STREAMING_BYTES)
         return;
     const double g = p->median_gbps;
     pr->lo = !(g >= pr->lo) ? g : pr->lo;
@@ -401,7 +435,7 @@ static void note_probe(opcost_ceiling *c, probe_range *pr, const point_probe *p)
 }
 
 static void probe_again(const opcost_plan *cfg, const opcost_run_hooks *hooks,
-                        opcost_ceiling *c)
+                        opcost_ceiling *c, full_bandwidth *fb)
 {
     opcost_ceiling again;
     char err[512];
@@ -411,6 +445,7 @@ static void probe_again(const opcost_plan *cfg, const opcost_run_hooks *hooks,
         return;
     }
     opcost_ceiling_merge(c, &again);
+    learn_full(fb, dram_best(&again));
 }
 
 /* ---- the run's phases */
@@ -430,6 +465,8 @@ typedef struct run_state {
     opcost_journal *journal;
     run_out out;
     point_context ctx;
+    double wait_left_s;  /* of cfg->full_bandwidth_wait_s */
+    full_bandwidth full; /* the run's full DRAM bandwidth so far */
     int64_t start;
 } run_state;
 
@@ -542,7 +579,13 @@ static int open_run(run_state *st)
         say(h, 1, "%s", err);
         return 2;
     }
-    st->ctx = (point_context){cfg, &st->host, dev, &st->ceiling};
+    st->wait_left_s = cfg->full_bandwidth_wait_s;
+    st->full = (full_bandwidth){0, 0, 0};
+    if (!dev->cuda)
+        st->full.recalled = opcost_host_bandwidth_recall(cfg->threads);
+    learn_full(&st->full, dram_best(&st->ceiling));
+    st->ctx = (point_context){cfg,          &st->host,        dev,
+                              &st->ceiling, &st->wait_left_s, &st->full.gbps};
     st->start = opcost_now_ns();
     return 0;
 }
@@ -581,7 +624,7 @@ static int measure_points(run_state *st)
             rc = 1;
         }
         if (!st->dev->cuda)
-            note_probe(&st->ceiling, &st->probes, &probed);
+            note_probe(&st->ceiling, &st->probes, &st->full, &probed);
         opcost_journal_add(st->journal, st->out.rows, st->out.nrows,
                            st->out.samples, st->out.nsamples);
         if (h && h->progress)
@@ -610,9 +653,20 @@ static void settle_rows(run_state *st, int complete)
     }
     if (!st->dev->cuda) {
         if (!opcost_interrupted())
-            probe_again(cfg, st->hooks, &st->ceiling);
-        for (size_t r = 0; r < out->nrows; ++r)
-            point_set_ceiling(&out->rows[r], &st->ceiling, 0);
+            probe_again(cfg, st->hooks, &st->ceiling, &st->full);
+        for (size_t r = 0; r < out->nrows; ++r) {
+            opcost_result *row = &out->rows[r];
+            point_set_ceiling(row, &st->ceiling, 0);
+            point_row_settle_state(row, st->full.gbps);
+            s.classed_rows += row->probe_state[0] != '\0';
+            s.reduced_rows +=
+                row->probe_state[0] && strcmp(row->probe_state, "full") != 0;
+        }
+        s.waited_s = cfg->full_bandwidth_wait_s - st->wait_left_s;
+        s.full_gbps = st->full.gbps;
+        s.recalled_gbps = st->full.recalled;
+        if (complete)
+            opcost_host_bandwidth_remember(cfg->threads, st->full.own);
         s.cpu_ceilings = 1;
         s.probes = st->probes.n;
         s.probe_lo_gbps = st->probes.lo;

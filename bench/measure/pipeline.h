@@ -26,6 +26,13 @@ typedef struct opcost_run_settled {
     size_t noise_points;           /* 0: none measured again */
     size_t noise_pairs;
     double noise; /* run_noise_rel; NAN: not known */
+    /* rows with a probe_state, those not at full bandwidth, and the
+     * seconds points were held for full bandwidth */
+    size_t classed_rows, reduced_rows;
+    double waited_s;
+    /* the full DRAM bandwidth they were classed against, and what earlier
+     * runs on this machine remembered (host_bandwidth.h; 0: none) */
+    double full_gbps, recalled_gbps;
 } opcost_run_settled;
 
 /* The caller's side of a run: each hook may be NULL. */

@@ -63,6 +63,11 @@ typedef struct opcost_plan {
     /* seconds a point's rounds may spend more when model paths are among
      * its members (--model-budget-s): a model call takes tens of ms */
     double model_budget_s;
+    /* seconds a run may spend, over all its points, holding a point's
+     * rounds past their budget while the host runs at reduced bandwidth
+     * (bandwidth_state.h), so that its frac_of_peak rests on rounds at
+     * full bandwidth (--full-bandwidth-wait-s) */
+    double full_bandwidth_wait_s;
     /* --model-dtypes all: the model paths at every dtype's points; by
      * default only at the dtype the model is published in (its
      * config.json's torch_dtype, shapes/models/decoders.csv) */

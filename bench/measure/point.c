@@ -182,9 +182,11 @@ typedef struct point {
     char why[1024];
     path_slot slots[POINT_ROWS_MAX];
     int nslots;
-    path_slot probe;    /* no row: frac_of_peak's member */
-    point_probe probed; /* what it measured */
-    int baseline;       /* the slot every ratio is against; -1: none */
+    path_slot probe;       /* no row: frac_of_peak's member */
+    point_probe probed;    /* what it measured */
+    opcost_bw_split split; /* its samples of one bandwidth state */
+    size_t hold_rounds;    /* its samples when the hold was first asked */
+    int baseline;          /* the slot every ratio is against; -1: none */
     opcost_member members[POINT_ROWS_MAX + 1];
     int nmembers;
     opcost_rounds_result rounds;
@@ -265,8 +267,18 @@ const opcost_path *point_probe_choose(const point_context *ctx,
                            (double)opcost_case_bytes(&w->c), &level);
     const int streaming =
         ctx->dev->cuda || (m && isfinite(m->nt_gbps) && m->gbps == m->nt_gbps);
-    *info = (point_probe){0, level, mix, streaming, NAN, NAN, NAN};
+    *info = (point_probe){0, level, mix, streaming, NAN, NAN, NAN, NAN};
     return streaming ? &opcost_probe_streaming : &opcost_probe_plain;
+}
+
+double point_probe_reference(const point_context *ctx, const point_probe *p,
+                             double moved)
+{
+    if (ctx->dev->cuda || p->level != OPCOST_LEVEL_DRAM || !p->streaming ||
+        moved < OPCOST_STREAMING_BYTES ||
+        moved < OPCOST_DRAM_REFERENCE_LLCS * (double)ctx->ceiling->llc_bytes)
+        return NAN;
+    return ctx->full_gbps && *ctx->full_gbps > 0 ? *ctx->full_gbps : 0;
 }
 
 void point_probe_measured(point_probe *info, const opcost_member *m,
@@ -397,6 +409,29 @@ static void add_member(point *pt, path_slot *s)
     s->member = pt->nmembers++;
 }
 
+/* The rounds' hold (rounds.h): the probe has fewer samples at full
+ * bandwidth than the rounds had when the hold was first asked (what the
+ * budget or the target gave), or than OPCOST_PAIRED_MIN: the host's
+ * bandwidth was reduced for part of them. */
+static int probe_reduced(void *ctx)
+{
+    point *pt = ctx;
+    const opcost_member *p = &pt->members[pt->probe.member];
+    if (!pt->hold_rounds)
+        pt->hold_rounds = p->n;
+    const double moved = (double)opcost_probe_bytes(&pt->w);
+    opcost_bw_split s;
+    if (p->failed ||
+        opcost_bw_split_probe(
+            p, moved, point_probe_reference(pt->ctx, &pt->probed, moved), &s))
+        return 0;
+    const int reduced =
+        s.state != OPCOST_BW_NONE &&
+        (s.full < OPCOST_PAIRED_MIN || s.full < pt->hold_rounds);
+    opcost_bw_split_free(&s);
+    return reduced;
+}
+
 /* Phase 2: the rounds. Every started slot and the probe are members; the
  * ratios tracked for stopping are each row's against the baseline and
  * against the probe. Their budget: the plan's per-member repetition
@@ -439,8 +474,19 @@ static int time_point(point *pt, char *err, size_t len)
             rule.budget_s += cfg->model_budget_s;
             break;
         }
-    return opcost_rounds_run(pt->members, pt->nmembers, pairs, np, &rule,
-                             &pt->rounds, err, len);
+    double *wait = pt->ctx->wait_left_s;
+    if (wait && *wait > 0 && pt->probe.member >= 0 &&
+        !isnan(point_probe_reference(pt->ctx, &pt->probed,
+                                     (double)opcost_probe_bytes(&pt->w)))) {
+        rule.hold = probe_reduced;
+        rule.hold_ctx = pt;
+        rule.hold_s = *wait;
+    }
+    const int rc = opcost_rounds_run(pt->members, pt->nmembers, pairs, np,
+                                     &rule, &pt->rounds, err, len);
+    if (wait)
+        *wait = *wait > pt->rounds.held_s ? *wait - pt->rounds.held_s : 0;
+    return rc;
 }
 
 /* The row's paired ratio against the baseline and its verdict. */
@@ -481,6 +527,15 @@ static double summarize_point(point *pt, int *oom)
     const point_context *ctx = pt->ctx;
     double kernel_median = NAN;
     *oom = 0;
+    if (pt->probe.member >= 0) {
+        const double moved = (double)opcost_probe_bytes(&pt->w);
+        if (opcost_bw_split_probe(
+                &pt->members[pt->probe.member], moved,
+                point_probe_reference(ctx, &pt->probed, moved), &pt->split)) {
+            *oom = 1;
+            return NAN;
+        }
+    }
     for (int i = 0; i < pt->nslots; ++i) {
         path_slot *s = &pt->slots[i];
         opcost_result *row = &pt->out->rows[s->row_index];
@@ -496,10 +551,19 @@ static double summarize_point(point *pt, int *oom)
         }
         if (row->status == OPCOST_STATUS_OK && s->member >= 0) {
             pair_with_baseline(pt, s, row);
-            if (pt->probe.member >= 0 && !s->run.path->model)
-                point_row_frac(ctx->cfg, row, &pt->members[pt->probe.member],
+            if (pt->probe.member >= 0 && !s->run.path->model) {
+                point_row_frac(ctx->cfg, row, &pt->split,
                                &pt->members[s->member],
                                opcost_probe_bytes(&pt->w));
+                if (pt->rounds.held_s >= 0.05) {
+                    char note[200];
+                    snprintf(note, sizeof note,
+                             "rounds held %.1f s past their stop for the "
+                             "host's full bandwidth (--full-bandwidth-wait-s)",
+                             pt->rounds.held_s);
+                    point_row_note(row, note);
+                }
+            }
             snprintf(row->stopped_by, sizeof row->stopped_by, "%s",
                      opcost_rounds_stop_name(pt->rounds.stop));
         }
@@ -513,6 +577,8 @@ static double summarize_point(point *pt, int *oom)
     if (pt->probe.member >= 0)
         point_probe_measured(&pt->probed, &pt->members[pt->probe.member],
                              &pt->w);
+    if (pt->split.state != OPCOST_BW_NONE)
+        pt->probed.full_gbps = pt->split.best_rolled_gbps;
     return kernel_median;
 }
 
@@ -556,6 +622,7 @@ static void close_point(point *pt)
     for (int i = 0; i < pt->nslots; ++i)
         close_slot(&pt->slots[i]);
     close_slot(&pt->probe);
+    opcost_bw_split_free(&pt->split);
     for (int i = 0; i < pt->nmembers; ++i)
         opcost_member_free(&pt->members[i]);
     if (pt->made == 0)

@@ -25,6 +25,9 @@ typedef struct point_probe {
     int streaming; /* non-temporal stores */
     double bytes;  /* one call's */
     double best_gbps, median_gbps;
+    /* a classed probe's highest window median (bandwidth_state.h), what
+     * the run's full-bandwidth reference learns from; NAN elsewhere */
+    double full_gbps;
 } point_probe;
 
 /* The probe paired with a point's rows (probe.h): streaming stores where
@@ -34,6 +37,16 @@ typedef struct point_probe {
 const opcost_path *point_probe_choose(const point_context *ctx,
                                       const opcost_workload *w,
                                       point_probe *info);
+
+/* What the point's probe rounds are classed against (bandwidth_state.h):
+ * the run's full-bandwidth reference so far (ctx->full_gbps; 0 while
+ * none), where the probe streams from DRAM on the CPU and moves at least
+ * OPCOST_DRAM_REFERENCE_LLCS times the LLC (and OPCOST_STREAMING_BYTES) a
+ * call; NAN elsewhere (not classed: a smaller cold call is partly served
+ * by the caches, and its probe at full bandwidth reads 85-110 GB/s where
+ * the large ones read 95-117 on Zen 5, too close to the threshold). */
+double point_probe_reference(const point_context *ctx, const point_probe *p,
+                             double moved);
 
 /* What the probe's member m measured on w, into info. */
 void point_probe_measured(point_probe *info, const opcost_member *m,

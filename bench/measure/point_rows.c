@@ -264,23 +264,56 @@ int point_row_ratio_of(const opcost_plan *cfg, opcost_result *row,
     return 0;
 }
 
+/* probe_state, and a note where rounds were left out or the fraction
+ * rests on a contended host. */
+static void row_state(opcost_result *row, const opcost_bw_split *p)
+{
+    snprintf(row->probe_state, sizeof row->probe_state, "%s",
+             opcost_bw_state_name(p->state));
+    char note[400] = "";
+    const double pct = 100 * OPCOST_FULL_BANDWIDTH;
+    if (p->state == OPCOST_BW_FULL && p->reduced)
+        snprintf(note, sizeof note,
+                 "frac_of_peak from the %zu probe rounds at full bandwidth "
+                 "(%.1f GB/s; >= %.0f %% of %.1f), %zu at reduced bandwidth "
+                 "(%.1f GB/s) left out",
+                 p->full, p->full_gbps, pct, p->reference_gbps, p->reduced,
+                 p->reduced_gbps);
+    else if (p->state == OPCOST_BW_REDUCED)
+        snprintf(note, sizeof note,
+                 "frac_of_peak at reduced bandwidth: the DRAM probe ran at "
+                 "%.1f GB/s, below %.0f %% of %.1f, in %zu of %zu rounds (a "
+                 "contended host; the fraction at full bandwidth differs)",
+                 p->reduced_gbps, pct, p->reference_gbps, p->reduced,
+                 p->full + p->reduced);
+    else if (p->state == OPCOST_BW_MIXED)
+        snprintf(note, sizeof note,
+                 "frac_of_peak over both bandwidth states: %zu probe rounds "
+                 "at full bandwidth (%.1f GB/s), %zu at reduced (%.1f), too "
+                 "few of either",
+                 p->full, p->full_gbps, p->reduced, p->reduced_gbps);
+    if (note[0])
+        point_row_note(row, note);
+}
+
 void point_row_frac(const opcost_plan *cfg, opcost_result *row,
-                    const opcost_member *probe, const opcost_member *m,
+                    const opcost_bw_split *probe, const opcost_member *m,
                     int64_t moved)
 {
     point_row_frac_of(cfg, row, probe, &m, 1, moved);
 }
 
 void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
-                       const opcost_member *probe,
+                       const opcost_bw_split *probe,
                        const opcost_member *const *m, int nm, int64_t moved)
 {
+    const opcost_member *used = &probe->used;
     row->probe_gbps =
-        (double)moved / (point_median(probe->us, probe->n) * 1e-6) / 1e9;
+        (double)moved / (point_median(used->us, used->n) * 1e-6) / 1e9;
     opcost_paired e;
     if (row->bytes == OPCOST_INT_NA)
         return;
-    if (opcost_members_ratio(&probe, 1, m, nm, cfg->seed, &e)) {
+    if (opcost_members_ratio(&used, 1, m, nm, cfg->seed, &e)) {
         char note[160];
         snprintf(note, sizeof note,
                  "no paired frac_of_peak: %zu rounds shared with the probe, "
@@ -304,4 +337,20 @@ void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
     }
     row->frac_of_peak = frac;
     row->frac_of_peak_ci95_rel = e.ci95_rel;
+    row_state(row, probe);
+}
+
+void point_row_settle_state(opcost_result *row, double full_gbps)
+{
+    if (strcmp(row->probe_state, opcost_bw_state_name(OPCOST_BW_FULL)) ||
+        !(row->probe_gbps < OPCOST_FULL_BANDWIDTH * full_gbps))
+        return;
+    snprintf(row->probe_state, sizeof row->probe_state, "%s",
+             opcost_bw_state_name(OPCOST_BW_REDUCED));
+    char note[300];
+    snprintf(note, sizeof note,
+             "frac_of_peak at reduced bandwidth: its probe's %.1f GB/s is "
+             "below %.0f %% of the run's full DRAM bandwidth, %.1f GB/s",
+             row->probe_gbps, 100 * OPCOST_FULL_BANDWIDTH, full_gbps);
+    point_row_note(row, note);
 }

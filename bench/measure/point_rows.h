@@ -3,6 +3,7 @@
 #ifndef OPCOST_POINT_ROWS_H
 #define OPCOST_POINT_ROWS_H
 
+#include "bandwidth_state.h"
 #include "ceiling.h"
 #include "cupti_tracer.h"
 #include "hostinfo.h"
@@ -48,6 +49,12 @@ typedef struct point_context {
     const opcost_hostinfo *host;
     const run_device *dev;
     const opcost_ceiling *ceiling;
+    /* what is left of the run's --full-bandwidth-wait-s (NULL: none) */
+    double *wait_left_s;
+    /* the run's full DRAM bandwidth so far (bandwidth_state.h): the
+     * ceilings' and the classed probes' highest window medians (NULL or
+     * 0: none) */
+    const double *full_gbps;
 } point_context;
 
 /* A point's rows: one per (path, variant) of the selection, in its order
@@ -107,16 +114,23 @@ int point_row_ratio_of(const opcost_plan *cfg, opcost_result *row,
                        const char *base_name, opcost_paired *e);
 
 /* The row's frac_of_peak: its bandwidth over the probe's in the same
- * rounds (the probe moves `moved` bytes a call), with its interval, and
- * the probe's GB/s. */
+ * rounds (the probe moves `moved` bytes a call; the rounds of probe->used,
+ * those of one bandwidth state where the point streams from DRAM), with
+ * its interval, the probe's GB/s and probe_state. */
 void point_row_frac(const opcost_plan *cfg, opcost_result *row,
-                    const opcost_member *probe, const opcost_member *m,
+                    const opcost_bw_split *probe, const opcost_member *m,
                     int64_t moved);
 
 /* The same with the row's time the mean log of m[0..nm-1]. */
 void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
-                       const opcost_member *probe,
+                       const opcost_bw_split *probe,
                        const opcost_member *const *m, int nm, int64_t moved);
+
+/* After the run, against its final full-bandwidth reference (the
+ * pipeline's full_gbps): a row whose fraction rests on rounds called
+ * full, with a probe below OPCOST_FULL_BANDWIDTH of it (a reference
+ * learnt after the point), is relabelled reduced. */
+void point_row_settle_state(opcost_result *row, double full_gbps);
 
 /* The ceiling a row's traffic is bounded by; sets ceiling_gbps,
  * ceiling_kind, working_set_bytes and frac_of_peak_best. */

@@ -261,6 +261,21 @@ static double widest(const opcost_member *m, const opcost_rounds_pair *pairs,
     return worst;
 }
 
+/* Whether the rounds go on where they would stop (rule->hold), at most
+ * rule->hold_s from the first such moment (*since); *any once they did. */
+static int held(const opcost_rounds_rule *rule, double now, double *since,
+                int *any)
+{
+    if (!rule->hold || !(rule->hold_s > 0))
+        return 0;
+    if (*since < 0)
+        *since = now;
+    if (now - *since >= rule->hold_s || !rule->hold(rule->hold_ctx))
+        return 0;
+    *any = 1;
+    return 1;
+}
+
 /* Whether every live pair shares OPCOST_PAIRED_MIN rounds: the budget
  * stops the rounds only then (a slow member's stride leaves it fewer). */
 static int pairs_estimable(const opcost_member *m, const opcost_rounds_pair *p,
@@ -304,6 +319,8 @@ int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
     int order[MAX_MEMBERS];
     uint64_t rng = rule->seed * 0x9E3779B97F4A7C15ull | 1;
     const double start = now();
+    double hold_since = -1;
+    int held_any = 0;
     size_t next_check = min_rounds;
     for (size_t r = 0;; ++r) {
         shuffle_round(m, nm, order, &rng);
@@ -335,7 +352,8 @@ int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
             continue;
         if (res->rounds >= next_check) {
             const double w = widest(m, pairs, np, rule->seed);
-            if (w <= rule->target_rel) {
+            if (w <= rule->target_rel &&
+                !held(rule, res->seconds, &hold_since, &held_any)) {
                 res->stop = OPCOST_ROUNDS_TARGET;
                 break;
             }
@@ -343,7 +361,8 @@ int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
             next_check = (size_t)grown > res->rounds + 1 ? (size_t)grown
                                                          : res->rounds + 1;
         }
-        if (res->seconds >= rule->budget_s && pairs_estimable(m, pairs, np)) {
+        if (res->seconds >= rule->budget_s && pairs_estimable(m, pairs, np) &&
+            !held(rule, res->seconds, &hold_since, &held_any)) {
             res->stop = OPCOST_ROUNDS_BUDGET;
             break;
         }
@@ -352,6 +371,8 @@ int opcost_rounds_run(opcost_member *m, int nm, const opcost_rounds_pair *pairs,
             break;
         }
     }
+    if (held_any) /* from the first moment it held to the end */
+        res->held_s = res->seconds - hold_since;
     res->worst_ci95_rel = widest(m, pairs, np, rule->seed);
     if (isinf(res->worst_ci95_rel))
         res->worst_ci95_rel = NAN;

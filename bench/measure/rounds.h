@@ -63,8 +63,15 @@ typedef struct opcost_rounds_rule {
      * member's takes part in every 2^k-th round (k up to 6) */
     double slow_factor;
     int (*interrupted)(void); /* NULL: never; checked every round */
-    double (*now_s)(void);    /* NULL: the monotonic clock */
-    uint64_t seed;            /* the order of each round */
+    /* where the target or the budget would stop the rounds, they go on
+     * while hold(hold_ctx) says so, for at most hold_s seconds from the
+     * first such moment (a point whose probe saw too few rounds at full
+     * bandwidth waits for it: bandwidth_state.h); NULL: never */
+    int (*hold)(void *hold_ctx);
+    void *hold_ctx;
+    double hold_s;
+    double (*now_s)(void); /* NULL: the monotonic clock */
+    uint64_t seed;         /* the order of each round */
 } opcost_rounds_rule;
 
 typedef enum opcost_rounds_stop {
@@ -83,6 +90,7 @@ typedef struct opcost_rounds_result {
     size_t rounds;
     opcost_rounds_stop stop;
     double seconds;
+    double held_s; /* of seconds: went on because hold said so */
     /* the widest interval of the tracked pairs at the end; NAN when none
      * could be estimated */
     double worst_ci95_rel;

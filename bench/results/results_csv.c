@@ -124,6 +124,8 @@ static const column columns[] = {
     {COL(op_calls, 0), 5},
     {COL(copies_around, 0), 5},
     {COL(fusion_boundary, 0), 5},
+    /* version 6: the bandwidth state of the paired fraction's rounds */
+    {COL(probe_state, 0), 6},
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 

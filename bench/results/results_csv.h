@@ -26,9 +26,12 @@ extern "C" {
  * frac_of_peak became the ratio to the probe measured in the same rounds,
  * and the sidecar gained a round column. Version 5 added the model paths'
  * evidence (norm_share, graph_breaks, recompiles, op_calls, copies_around,
- * fusion_boundary). Files of every earlier version still load (their new
- * columns read as empty). */
-#define OPCOST_RESULTS_SCHEMA_VERSION 5
+ * fusion_boundary). Version 6 added probe_state, and frac_of_peak of a
+ * point streaming from DRAM became the ratio over the rounds at the
+ * host's full bandwidth where there are enough (bandwidth_state.h). Files
+ * of every earlier version still load (their new columns read as
+ * empty). */
+#define OPCOST_RESULTS_SCHEMA_VERSION 6
 
 /* opcost check warns of rows whose frac_of_peak exceeds this: their
  * ceiling did not bound them. */

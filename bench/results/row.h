@@ -123,6 +123,10 @@ typedef struct opcost_result {
     /* compiled: the generated kernels that read or write the norm's
      * tensors (or, without rowops calls, that compute the norm) */
     char fusion_boundary[OPCOST_NOTE_MAX];
+    /* version 6: the host's bandwidth in the rounds frac_of_peak rests on
+     * (bench/measure/bandwidth_state.h): full, reduced, mixed; empty where
+     * the point does not stream from DRAM */
+    char probe_state[OPCOST_TEXT_MAX];
     char note[OPCOST_NOTE_MAX];
 } opcost_result;
 

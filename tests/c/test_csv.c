@@ -42,12 +42,14 @@
 static const char v1_header[] = V1_COLUMNS;
 static const char v2_header[] = V2_COLUMNS;
 static const char v3_header[] = V3_COLUMNS;
+#define V5_COLUMNS                                                             \
+    V4_COLUMNS ",norm_share,graph_breaks,recompiles,op_calls,copies_around,"   \
+               "fusion_boundary"
 static const char v4_header[] = V4_COLUMNS;
+static const char v5_header[] = V5_COLUMNS;
 /* The current version's header, written out: the one line a new column
  * changes here (counts and versions below follow from it). */
-static const char spec_header[] =
-    V4_COLUMNS ",norm_share,graph_breaks,recompiles,op_calls,copies_around,"
-               "fusion_boundary";
+static const char spec_header[] = V5_COLUMNS ",probe_state";
 
 /* Columns of spec_header. */
 static int spec_columns(void)
@@ -216,6 +218,8 @@ static void test_round_trip(void)
     rows[2].copies_around = 0;
     snprintf(rows[2].fusion_boundary, sizeof rows[2].fusion_boundary,
              "cpp_fused_mul_view mm, \"quoted\"");
+    /* the bandwidth state of a paired fraction (version 6) */
+    snprintf(rows[0].probe_state, sizeof rows[0].probe_state, "reduced");
 
     char path[512], err[512];
     join(path, sizeof path, "results.csv");
@@ -846,13 +850,15 @@ static void test_older_version(int version, const char *header)
                          !back[0].paired_with[0] && !back[0].verdict[0] &&
                          back[0].rounds == OPCOST_INT_NA,
                      "version-4 columns empty");
-        C_EXPECT(isnan(back[0].norm_share) &&
-                     back[0].graph_breaks == OPCOST_INT_NA &&
-                     back[0].recompiles == OPCOST_INT_NA &&
-                     back[0].op_calls == OPCOST_INT_NA &&
-                     back[0].copies_around == OPCOST_INT_NA &&
-                     !back[0].fusion_boundary[0],
-                 "version-5 columns empty");
+        if (version < 5)
+            C_EXPECT(isnan(back[0].norm_share) &&
+                         back[0].graph_breaks == OPCOST_INT_NA &&
+                         back[0].recompiles == OPCOST_INT_NA &&
+                         back[0].op_calls == OPCOST_INT_NA &&
+                         back[0].copies_around == OPCOST_INT_NA &&
+                         !back[0].fusion_boundary[0],
+                     "version-5 columns empty");
+        C_EXPECT(!back[0].probe_state[0], "version-6 columns empty");
         char again[512];
         join(again, sizeof again, "upgraded.csv");
         C_EXPECT(opcost_results_write(again, back, 1, err, sizeof err) == 0,
@@ -890,6 +896,7 @@ int main(void)
     test_older_version(2, v2_header);
     test_older_version(3, v3_header);
     test_older_version(4, v4_header);
+    test_older_version(5, v5_header);
     test_samples();
     return c_report("test_csv");
 }

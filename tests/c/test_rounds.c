@@ -174,6 +174,62 @@ static void test_budget(void)
     free_members(m, 2);
 }
 
+/* The hold keeps the rounds going past the budget while it says so (a
+ * point waiting for the host's full bandwidth), at most hold_s. */
+static double hold_until_s;
+static int hold_calls;
+static int hold_while(void *ctx)
+{
+    (void)ctx;
+    ++hold_calls;
+    return clock_s < hold_until_s;
+}
+
+static void test_hold(void)
+{
+    sim s[2] = {{100, 0.3, -1, 0, {0}}, {100, 0.3, -1, 0, {0}}};
+    const opcost_rounds_pair pair = {1, 0};
+    opcost_rounds_result res;
+    char err[256];
+    /* held 0.2 s past the budget's 0.05, within a hold of 1 s */
+    opcost_member m[2];
+    members_of(m, s, 2);
+    double start = clock_s;
+    hold_until_s = start + 0.25;
+    hold_calls = 0;
+    opcost_rounds_rule rule = rule_of(0.001, 0.05);
+    rule.hold = hold_while;
+    rule.hold_s = 1;
+    C_CHECK(opcost_rounds_run(m, 2, &pair, 1, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(res.stop == OPCOST_ROUNDS_BUDGET && hold_calls > 1 &&
+                 res.seconds >= 0.25 && res.seconds < 0.26 &&
+                 res.held_s > 0.19 && res.held_s < 0.21,
+             "held: stop %s, %g s, held %g s, %d calls",
+             opcost_rounds_stop_name(res.stop), res.seconds, res.held_s,
+             hold_calls);
+    free_members(m, 2);
+    /* a hold that never lets go ends at hold_s */
+    members_of(m, s, 2);
+    start = clock_s;
+    hold_until_s = INFINITY;
+    rule.hold_s = 0.1;
+    C_CHECK(opcost_rounds_run(m, 2, &pair, 1, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(res.stop == OPCOST_ROUNDS_BUDGET && res.seconds >= 0.15 &&
+                 res.seconds < 0.16 && res.held_s >= 0.1 && res.held_s < 0.11,
+             "held to its limit: %g s, held %g s", res.seconds, res.held_s);
+    free_members(m, 2);
+    /* no hold time: the budget stops it as before */
+    members_of(m, s, 2);
+    rule.hold_s = 0;
+    C_CHECK(opcost_rounds_run(m, 2, &pair, 1, &rule, &res, err, sizeof err) ==
+            0);
+    C_EXPECT(res.seconds < 0.06 && res.held_s == 0, "no hold: %g s, held %g s",
+             res.seconds, res.held_s);
+    free_members(m, 2);
+}
+
 /* A member 100x slower than the others takes part in every 2^k-th round
  * (from the third round on), k such that its samples take 8 to 16 times
  * the median member's per round: every 8th here. */
@@ -531,6 +587,7 @@ int main(void)
     test_contrasts_all_processes();
     test_target();
     test_budget();
+    test_hold();
     test_stride();
     test_failure();
     test_interrupted();
