@@ -32,22 +32,31 @@ static void member_of(opcost_member *m, double base_us, size_t n)
     m->n = m->cap = n;
 }
 
+/* The row of op against probe (each call moving bytes), its rounds
+ * classed against reference_gbps (NAN: not classed); frees both. */
+static void frac_with(opcost_member *probe, opcost_member *op, int64_t bytes,
+                      double reference_gbps, opcost_result *row)
+{
+    opcost_plan cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.seed = 3;
+    opcost_result_init(row);
+    row->bytes = bytes;
+    opcost_bw_split split;
+    C_CHECK(opcost_bw_split_probe(probe, (double)bytes, reference_gbps,
+                                  &split) == 0);
+    point_row_frac(&cfg, row, &split, op, bytes);
+    opcost_bw_split_free(&split);
+    opcost_member_free(probe);
+    opcost_member_free(op);
+}
+
 static void frac(double probe_us, double op_us, opcost_result *row)
 {
     opcost_member probe, op;
     member_of(&probe, probe_us, 200);
     member_of(&op, op_us, 200);
-    opcost_plan cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.seed = 3;
-    opcost_result_init(row);
-    row->bytes = 1000;
-    opcost_bw_split split;
-    C_CHECK(opcost_bw_split_probe(&probe, 1000, NAN, &split) == 0);
-    point_row_frac(&cfg, row, &split, &op, 1000);
-    opcost_bw_split_free(&split);
-    opcost_member_free(&probe);
-    opcost_member_free(&op);
+    frac_with(&probe, &op, 1000, NAN, row);
 }
 
 /* n rounds of a host in two states: full bandwidth (the probe 100 us a
@@ -87,17 +96,7 @@ static void frac_states(size_t n, size_t slow_from, size_t slow_to,
 {
     opcost_member probe, op;
     two_states(&probe, &op, n, slow_from, slow_to);
-    opcost_plan cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.seed = 5;
-    opcost_result_init(row);
-    row->bytes = 1000000;
-    opcost_bw_split split;
-    C_CHECK(opcost_bw_split_probe(&probe, 1e6, reference_gbps, &split) == 0);
-    point_row_frac(&cfg, row, &split, &op, 1000000);
-    opcost_bw_split_free(&split);
-    opcost_member_free(&probe);
-    opcost_member_free(&op);
+    frac_with(&probe, &op, 1000000, reference_gbps, row);
 }
 
 static void test_bandwidth_states(void)
