@@ -1,4 +1,5 @@
 #include "report.h"
+#include "bandwidth_state.h"
 #include "paired.h"
 #include "path.h"
 #include "report_estimate.h"
@@ -136,10 +137,11 @@ void opcost_report_settled(FILE *f, const opcost_run_settled *s)
     if (s->classed_rows)
         fprintf(f,
                 "bandwidth states: %zu of %zu rows streaming from DRAM have "
-                "their frac_of_peak at reduced bandwidth, below 75 %% of "
+                "their frac_of_peak at reduced bandwidth, below %.0f %% of "
                 "%.1f GB/s (probe_state; %s); %.1f s held for full "
                 "bandwidth\n",
-                s->reduced_rows, s->classed_rows, s->full_gbps,
+                s->reduced_rows, s->classed_rows, 100 * OPCOST_FULL_BANDWIDTH,
+                s->full_gbps,
                 s->recalled_gbps > 0 && s->recalled_gbps >= s->full_gbps
                     ? "the full bandwidth this machine showed in an "
                       "earlier run"

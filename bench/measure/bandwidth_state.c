@@ -11,6 +11,11 @@ const char *opcost_bw_state_name(opcost_bw_state s)
     return (unsigned)s < OPCOST_BW_COUNT ? names[s] : "?";
 }
 
+int opcost_bw_dram_sized(double moved, size_t llc_bytes)
+{
+    return moved >= OPCOST_DRAM_REFERENCE_LLCS * (double)llc_bytes;
+}
+
 void opcost_bw_split_free(opcost_bw_split *s)
 {
     opcost_member_free(&s->used);
@@ -33,9 +38,9 @@ static void rolling_gbps(const opcost_member *p, double bytes, double *gbps,
 }
 
 /* The samples of p whose class is want (1 full, 0 reduced, -1 any) into
- * out; their median GB/s in *median. */
-static int keep(const opcost_member *p, const double *gbps, const int *full,
-                int want, opcost_member *out, double *median)
+ * out. */
+static int keep(const opcost_member *p, const int *full, int want,
+                opcost_member *out)
 {
     memset(out, 0, sizeof *out);
     out->name = p->name;
@@ -43,22 +48,29 @@ static int keep(const opcost_member *p, const double *gbps, const int *full,
     out->us = malloc(out->cap * sizeof *out->us);
     out->device_us = malloc(out->cap * sizeof *out->device_us);
     out->round = malloc(out->cap * sizeof *out->round);
-    double *g = malloc(out->cap * sizeof *g);
-    if (!out->us || !out->device_us || !out->round || !g) {
-        free(g);
+    if (!out->us || !out->device_us || !out->round) {
         opcost_member_free(out);
         return -1;
     }
     for (size_t i = 0; i < p->n; ++i)
         if (want < 0 || full[i] == want) {
-            g[out->n] = gbps[i];
             out->us[out->n] = p->us[i];
             out->device_us[out->n] = p->device_us ? p->device_us[i] : NAN;
             out->round[out->n++] = p->round[i];
         }
-    *median = out->n ? opcost_median_inplace(g, out->n) : NAN;
-    free(g);
     return 0;
+}
+
+/* The median GB/s of the n samples whose class is want (NAN: none);
+ * scratch holds n. */
+static double class_median(const double *gbps, const int *full, size_t n,
+                           int want, double *scratch)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (full[i] == want)
+            scratch[k++] = gbps[i];
+    return k ? opcost_median_inplace(scratch, k) : NAN;
 }
 
 int opcost_bw_split_probe(const opcost_member *probe, double bytes,
@@ -74,9 +86,8 @@ int opcost_bw_split_probe(const opcost_member *probe, double bytes,
     int rc = -1;
     if (!gbps || !rolled || !full)
         goto done;
-    double median;
     if (isnan(reference_gbps) || !(bytes > 0) || !n) {
-        rc = keep(probe, gbps, full, -1, &out->used, &median);
+        rc = keep(probe, full, -1, &out->used);
         goto done;
     }
     rolling_gbps(probe, bytes, gbps, rolled);
@@ -91,13 +102,9 @@ int opcost_bw_split_probe(const opcost_member *probe, double bytes,
         out->full += (size_t)full[i];
     }
     out->reduced = n - out->full;
-    opcost_member part;
-    if (keep(probe, gbps, full, 1, &part, &out->full_gbps))
-        goto done;
-    opcost_member_free(&part);
-    if (keep(probe, gbps, full, 0, &part, &out->reduced_gbps))
-        goto done;
-    opcost_member_free(&part);
+    /* rolled is done with: the scratch of the medians */
+    out->full_gbps = class_median(gbps, full, n, 1, rolled);
+    out->reduced_gbps = class_median(gbps, full, n, 0, rolled);
     int want = -1;
     if (out->full >= OPCOST_PAIRED_MIN || !out->reduced)
         want = 1, out->state = OPCOST_BW_FULL;
@@ -105,7 +112,7 @@ int opcost_bw_split_probe(const opcost_member *probe, double bytes,
         want = 0, out->state = OPCOST_BW_REDUCED;
     else
         out->state = OPCOST_BW_MIXED;
-    rc = keep(probe, gbps, full, want, &out->used, &median);
+    rc = keep(probe, full, want, &out->used);
 done:
     free(gbps);
     free(rolled);

@@ -37,6 +37,10 @@
  * where calls of 100-540 MB read 95-117 at full bandwidth). */
 #define OPCOST_DRAM_REFERENCE_LLCS 2.0
 
+/* Whether a cold call moving `moved` bytes on a last-level cache of
+ * llc_bytes is DRAM-sized in that sense. */
+int opcost_bw_dram_sized(double moved, size_t llc_bytes);
+
 typedef enum opcost_bw_state {
     OPCOST_BW_NONE = 0, /* not classed (not streaming from DRAM) */
     OPCOST_BW_FULL,     /* every round used at full bandwidth */

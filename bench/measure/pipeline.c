@@ -416,8 +416,7 @@ static void note_probe(opcost_ceiling *c, probe_range *pr, full_bandwidth *fb,
         return;
     /* a cold call of less than twice the LLC is partly served by the
      * caches: not a DRAM figure (bandwidth_state.h) */
-    const int dram_sized =
-        p->bytes >= OPCOST_DRAM_REFERENCE_LLCS * (double)c->llc_bytes;
+    const int dram_sized = opcost_bw_dram_sized(p->bytes, c->llc_bytes);
     if (p->level != OPCOST_LEVEL_DRAM || dram_sized)
         opcost_ceiling_merge_mix(c, p->level, p->mix, p->streaming,
                                  p->best_gbps);
@@ -659,8 +658,9 @@ static void settle_rows(run_state *st, int complete)
             point_set_ceiling(row, &st->ceiling, 0);
             point_row_settle_state(row, st->full.gbps);
             s.classed_rows += row->probe_state[0] != '\0';
-            s.reduced_rows +=
-                row->probe_state[0] && strcmp(row->probe_state, "full") != 0;
+            s.reduced_rows += row->probe_state[0] &&
+                              strcmp(row->probe_state,
+                                     opcost_bw_state_name(OPCOST_BW_FULL)) != 0;
         }
         s.waited_s = cfg->full_bandwidth_wait_s - st->wait_left_s;
         s.full_gbps = st->full.gbps;

@@ -276,7 +276,7 @@ double point_probe_reference(const point_context *ctx, const point_probe *p,
 {
     if (ctx->dev->cuda || p->level != OPCOST_LEVEL_DRAM || !p->streaming ||
         moved < OPCOST_STREAMING_BYTES ||
-        moved < OPCOST_DRAM_REFERENCE_LLCS * (double)ctx->ceiling->llc_bytes)
+        !opcost_bw_dram_sized(moved, ctx->ceiling->llc_bytes))
         return NAN;
     return ctx->full_gbps && *ctx->full_gbps > 0 ? *ctx->full_gbps : 0;
 }

@@ -8,7 +8,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int main(void)
 {
@@ -48,6 +50,34 @@ int main(void)
     fclose(f);
     C_EXPECT(opcost_host_bandwidth_recall(2) == 110.5,
              "a figure past the window counted: %g",
+             opcost_host_bandwidth_recall(2));
+    /* hostile files at the path: a link to /dev/zero, a directory; a
+     * recall reads none of them as a figure, a remember neither hangs
+     * nor writes through the link */
+    C_CHECK(remove(path) == 0 && symlink("/dev/zero", path) == 0);
+    C_EXPECT(opcost_host_bandwidth_recall(2) == 0, "/dev/zero read as %g",
+             opcost_host_bandwidth_recall(2));
+    opcost_host_bandwidth_remember(2, 100.0);
+    struct stat st;
+    C_EXPECT(lstat(path, &st) == 0 && S_ISLNK(st.st_mode),
+             "the link to /dev/zero was replaced or written through");
+    C_CHECK(remove(path) == 0 && mkdir(path, 0755) == 0);
+    C_EXPECT(opcost_host_bandwidth_recall(2) == 0, "a directory read as %g",
+             opcost_host_bandwidth_recall(2));
+    opcost_host_bandwidth_remember(2, 100.0);
+    C_CHECK(rmdir(path) == 0);
+    /* quotes, commas and a long line: only this machine's own lines count */
+    f = fopen(path, "w");
+    C_CHECK(f);
+    fprintf(f, "\"%s\",2,900,%lld\n%s,2,\"950\",%lld\n", key,
+            (long long)time(NULL), key, (long long)time(NULL));
+    for (int i = 0; i < 1000; ++i)
+        fputc('x', f);
+    fprintf(f, ",2,990,%lld\n%s,2,77.5,%lld\n", (long long)time(NULL), key,
+            (long long)time(NULL));
+    fclose(f);
+    C_EXPECT(opcost_host_bandwidth_recall(2) == 77.5,
+             "quoted, malformed or overlong lines counted: %g",
              opcost_host_bandwidth_recall(2));
     return c_report("test_host_bandwidth");
 }
