@@ -47,12 +47,12 @@ static inline void h32_bf16(const void *x, const void *r, int64_t i, vec16 *lo,
     }
 }
 
+#define PREFETCH_BLOCK_bf16(P, x, r, i) P(x, r, (i)*2) /* one line */
 static inline void p1_bf16(const row_ctx *k, const void *x, const void *r,
                            void *h, float *s, int64_t i, vec16 *a0, vec16 *a1)
 {
     (void)k;
     (void)h;
-    prefetch_ahead(x, r, i * 2); /* a block is one line */
     vec16 lo, hi;
     h32_bf16(x, r, i, &lo, &hi);
     if (s) {
@@ -96,10 +96,10 @@ static inline vec16 load16_w_f16(const row_ctx *k, int64_t i)
                     : v16_load_f16((const uint16_t *)k->w + i);
 }
 
+#define PREFETCH_BLOCK_f16(P, x, r, i) P(x, r, (i)*2)
 static inline void p1_f16(const row_ctx *k, const void *x, const void *r,
                           void *h, float *s, int64_t i, vec16 *a0, vec16 *a1)
 {
-    prefetch_ahead(x, r, i * 2);
     const uint16_t *xp = (const uint16_t *)x + i;
     vec16 a = v16_load_f16(xp), b = v16_load_f16(xp + 16);
     if (r) {
@@ -146,11 +146,14 @@ static inline void src_mem_f16(const void *x, const void *r, const void *h,
 
 /* ---- float32 ------------------------------------------------------------- */
 
+#define PREFETCH_BLOCK_f32(P, x, r, i)                                         \
+    do { /* two lines */                                                       \
+        P(x, r, (i)*4);                                                        \
+        P(x, r, (i)*4 + 64);                                                   \
+    } while (0)
 static inline void p1_f32(const row_ctx *k, const void *x, const void *r,
                           void *h, float *s, int64_t i, vec16 *a0, vec16 *a1)
 {
-    prefetch_ahead(x, r, i * 4); /* a block is two lines */
-    prefetch_ahead(x, r, i * 4 + 64);
     const float *xp = (const float *)x + i;
     vec16 a = v16_loadu(xp), b = v16_loadu(xp + 16);
     if (r) {
@@ -205,8 +208,11 @@ static inline void src_mem_f32(const void *x, const void *r, const void *h,
 #define FAST_LOAD(p) v16_load(p)
 #define FAST_HSUM2(a, b) v16_hsum2(a, b)
 
-DEFINE_DRIVERS(bf16, ROWOPS_BF16)
-DEFINE_DRIVERS(f16, ROWOPS_F16)
-DEFINE_DRIVERS(f32, ROWOPS_F32)
+DEFINE_DRIVERS(bf16, ROWOPS_BF16, , prefetch_t1)
+DEFINE_DRIVERS(f16, ROWOPS_F16, , prefetch_t1)
+DEFINE_DRIVERS(f32, ROWOPS_F32, , prefetch_t1)
+DEFINE_DRIVERS(bf16, ROWOPS_BF16, _nta, prefetch_nta)
+DEFINE_DRIVERS(f16, ROWOPS_F16, _nta, prefetch_nta)
+DEFINE_DRIVERS(f32, ROWOPS_F32, _nta, prefetch_nta)
 
 #endif

@@ -7,9 +7,13 @@
  *   FAST_SET1(f), FAST_LOAD(p) (aligned float load), FAST_HSUM2(a, b),
  * and per dtype D in {bf16, f16, f32} the block functions
  *   p1_D(k, x, r, h, s, i, &a0, &a1)   pass 1 of elements [i, i+BLOCK)
+ *   PREFETCH_BLOCK_D(P, x, r, i)       P (prefetch_t1 or prefetch_nta) for
+ *                                      each line of the block
  *   p2_D(k, lo, hi, h, out, i, rv)     pass 2 from h as two vectors
  *   src_mem_D(x, r, h, i, &lo, &hi)    h for pass 2 without a scratch row
- * and instantiates DEFINE_DRIVERS(D, DT) for each dtype; the kernel's
+ * and instantiates DEFINE_DRIVERS(D, DT, V, PREFETCH) for each dtype, once
+ * with the L2 prefetch (V empty, prefetch_t1) and once non-temporal (V
+ * _nta, prefetch_nta); the kernel's
  * file then makes its entry points with DEFINE_FAST_ROWS(entry,
  * prefix_finite). */
 #ifndef ROWOPS_CPU_FAST_PIPELINE_H
@@ -73,14 +77,34 @@ static inline float weight_at(const row_ctx *k, int64_t i, rowops_dtype dt)
  * streamed 23.7-27.3 -> 26.9-30.0; 3 to 4 runs each, alternating builds),
  * and no slower on two (an L1 prefetch holds one of its few miss buffers
  * until the line arrives). Past a row's end it fetches the next row's
- * start, which is what comes next in contiguous rows. */
-static inline void prefetch_ahead(const void *x, const void *r, int64_t off)
+ * start, which is what comes next in contiguous rows.
+ *
+ * prefetch_nta (the _nta entries) fetches the same lines are fetched
+ * non-temporally (PREFETCHNTA: into L1, marked to leave first, not kept in L2).
+ * The inputs are read once; the scratch rows and the weight are read again
+ * every row. With T1 the lines streaming through L1 evict them, and their
+ * reloads from L2 cost the core a share of its DRAM rate that grows with
+ * the row (docs/performance.md, "Non-temporal prefetch": on Zen 5 a probe
+ * that also reads a 16 KiB scratch ring and a 16 KiB weight row kept 0.75
+ * of the plain probe's rate, 0.955 with 4 KiB ones). */
+static inline void prefetch_t1(const void *x, const void *r, int64_t off)
 {
     if (r) {
         _mm_prefetch((const char *)x + off + 4096, _MM_HINT_T1);
         _mm_prefetch((const char *)r + off + 4096, _MM_HINT_T1);
     } else {
         _mm_prefetch((const char *)x + off + 8192, _MM_HINT_T1);
+    }
+}
+/* The drivers are instantiated once per hint (DEFINE_DRIVERS): gcc 12 drops
+ * every prefetch of a function that picks its hint at run time. */
+static inline void prefetch_nta(const void *x, const void *r, int64_t off)
+{
+    if (r) {
+        _mm_prefetch((const char *)x + off + 4096, _MM_HINT_NTA);
+        _mm_prefetch((const char *)r + off + 4096, _MM_HINT_NTA);
+    } else {
+        _mm_prefetch((const char *)x + off + 8192, _MM_HINT_NTA);
     }
 }
 
@@ -204,27 +228,29 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
 #define SUM_OK_f16(sum) 1
 #define SUM_OK_f32(sum) 1
 
-#define DEFINE_DRIVERS(D, DT)                                                  \
+#define DEFINE_DRIVERS(D, DT, V, PREFETCH)                                     \
     /* Pass 1 of one row into s (NULL: none); returns its sum of squares. */   \
-    static float first_##D(const row_ctx *k, const row_ptrs *p, float *s)      \
+    static float first_##D##V(const row_ctx *k, const row_ptrs *p, float *s)   \
     {                                                                          \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
         rowops_sum acc = {0, 0};                                               \
         for (int64_t c = 0; c < blocks; c += FAST_CHUNK) {                     \
             const int64_t ce = rowops_sum_block_end(c, FAST_CHUNK, blocks);    \
             FAST_VEC a0 = FAST_ZERO(), a1 = a0;                                \
-            for (int64_t i = c; i < ce; i += FAST_BLOCK)                       \
+            for (int64_t i = c; i < ce; i += FAST_BLOCK) {                     \
+                PREFETCH_BLOCK_##D(PREFETCH, p->x, p->r, i);                   \
                 p1_##D(k, p->x, p->r, p->h, s, i, &a0, &a1);                   \
+            }                                                                  \
             rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                          \
         }                                                                      \
         return chunked_sum(&acc, tail1(k, DT, p, s, blocks));                  \
     }                                                                          \
                                                                                \
     /* One row, pass 1 then pass 2 (no scratch). 0: redo the row. */           \
-    static int wide_##D(const row_ctx *k, const row_ptrs *p)                   \
+    static int wide_##D##V(const row_ctx *k, const row_ptrs *p)                \
     {                                                                          \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
-        const float sum = first_##D(k, p, NULL);                               \
+        const float sum = first_##D##V(k, p, NULL);                            \
         if (!SUM_OK_##D(sum))                                                  \
             return 0;                                                          \
         const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);           \
@@ -240,8 +266,8 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
     }                                                                          \
                                                                                \
     /* Rows [b, e) pipelined; rows whose sum fails are redone strided. */      \
-    static void rows_##D(const rowops_call *c, const row_ctx *k, int64_t b,    \
-                         int64_t e, float *s_cur, float *s_next)               \
+    static void rows_##D##V(const rowops_call *c, const row_ctx *k, int64_t b, \
+                            int64_t e, float *s_cur, float *s_next)            \
     {                                                                          \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
         const int64_t rot =                                                    \
@@ -249,7 +275,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         row_ptrs cur;                                                          \
         row_pointers(c, b, &cur);                                              \
         row_ptrs next = cur;                                                   \
-        float sum = first_##D(k, &cur, s_cur);                                 \
+        float sum = first_##D##V(k, &cur, s_cur);                              \
         for (int64_t j = b; j < e; ++j) {                                      \
             const int more = j + 1 < e;                                        \
             if (more)                                                          \
@@ -258,7 +284,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             if (!SUM_OK_##D(sum)) {                                            \
                 rowops_cpu_strided(c, j, j + 1); /* nothing written yet */     \
                 if (more)                                                      \
-                    next_sum = first_##D(k, &next, s_next);                    \
+                    next_sum = first_##D##V(k, &next, s_next);                 \
             } else {                                                           \
                 const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);   \
                 const FAST_VEC rv = FAST_SET1(rstd);                           \
@@ -274,9 +300,11 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
                         p2_##D(k, FAST_LOAD(s_cur + q),                        \
                                FAST_LOAD(s_cur + q + FAST_BLOCK / 2), cur.h,   \
                                cur.out, q, rv);                                \
-                        if (more)                                              \
+                        if (more) {                                            \
+                            PREFETCH_BLOCK_##D(PREFETCH, next.x, next.r, i);   \
                             p1_##D(k, next.x, next.r, next.h, s_next, i, &a0,  \
                                    &a1);                                       \
+                        }                                                      \
                     }                                                          \
                     rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                  \
                 }                                                              \
@@ -294,13 +322,13 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         }                                                                      \
     }
 
-/* The entry points ENTRY (ordinary stores) and ENTRY##_nt (streamed): a
- * non-finite weight sends every bfloat16 row to the strided kernel; rows
- * up to SCRATCH_ELEMS are pipelined, wider ones one by one; a fence
- * orders streamed stores before the caller's join. PREFIX_FINITE(c, n,
- * &done) checks the weight's first done elements with vectors (unit
- * stride on the fast path: eligibility condition 4), 1 if all are finite;
- * the rest is checked here. */
+/* The entry points ENTRY (ordinary stores), ENTRY##_nt (streamed) and
+ * ENTRY##_nta (streamed, inputs prefetched non-temporally): a non-finite weight
+ * sends every bfloat16 row to the strided kernel; rows up to SCRATCH_ELEMS are
+ * pipelined, wider ones one by one; a fence orders streamed stores before the
+ * caller's join. PREFIX_FINITE(c, n, &done) checks the weight's first done
+ * elements with vectors (unit stride on the fast path: eligibility condition
+ * 4), 1 if all are finite; the rest is checked here. */
 #define DEFINE_FAST_ROWS(ENTRY, PREFIX_FINITE)                                 \
     static int ENTRY##_weight_finite(const rowops_call *c, int64_t n)          \
     {                                                                          \
@@ -313,7 +341,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         return 1;                                                              \
     }                                                                          \
     static void ENTRY##_rows(const rowops_call *c, int64_t row_begin,          \
-                             int64_t row_end, int stream)                      \
+                             int64_t row_end, int stream, int nta)             \
     {                                                                          \
         if (row_begin >= row_end)                                              \
             return;                                                            \
@@ -338,19 +366,27 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             float s1[SCRATCH_ELEMS] __attribute__((aligned(64)));              \
             switch (dt) {                                                      \
             case ROWOPS_BF16:                                                  \
-                rows_bf16(c, &k, row_begin, row_end, s0, s1);                  \
+                (nta ? rows_bf16_nta : rows_bf16)(c, &k, row_begin, row_end,   \
+                                                  s0, s1);                     \
                 break;                                                         \
-            case ROWOPS_F16: rows_f16(c, &k, row_begin, row_end, s0, s1);      \
+            case ROWOPS_F16:                                                   \
+                (nta ? rows_f16_nta : rows_f16)(c, &k, row_begin, row_end, s0, \
+                                                s1);                           \
                 break;                                                         \
-            default: rows_f32(c, &k, row_begin, row_end, s0, s1); break;       \
+            default:                                                           \
+                (nta ? rows_f32_nta : rows_f32)(c, &k, row_begin, row_end, s0, \
+                                                s1);                           \
+                break;                                                         \
             }                                                                  \
         } else {                                                               \
+            int (*const wide)(const row_ctx *, const row_ptrs *) =             \
+                dt == ROWOPS_BF16  ? (nta ? wide_bf16_nta : wide_bf16)         \
+                : dt == ROWOPS_F16 ? (nta ? wide_f16_nta : wide_f16)           \
+                                   : (nta ? wide_f32_nta : wide_f32);          \
             for (int64_t row = row_begin; row < row_end; ++row) {              \
                 row_ptrs p;                                                    \
                 row_pointers(c, row, &p);                                      \
-                const int ok = dt == ROWOPS_BF16  ? wide_bf16(&k, &p)          \
-                               : dt == ROWOPS_F16 ? wide_f16(&k, &p)           \
-                                                  : wide_f32(&k, &p);          \
+                const int ok = wide(&k, &p);                                   \
                 if (!ok)                                                       \
                     rowops_cpu_strided(c, row, row + 1); /* nothing written */ \
             }                                                                  \
@@ -360,11 +396,15 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
     }                                                                          \
     void ENTRY(const rowops_call *c, int64_t row_begin, int64_t row_end)       \
     {                                                                          \
-        ENTRY##_rows(c, row_begin, row_end, 0);                                \
+        ENTRY##_rows(c, row_begin, row_end, 0, 0);                             \
     }                                                                          \
     void ENTRY##_nt(const rowops_call *c, int64_t row_begin, int64_t row_end)  \
     {                                                                          \
-        ENTRY##_rows(c, row_begin, row_end, 1);                                \
+        ENTRY##_rows(c, row_begin, row_end, 1, 0);                             \
+    }                                                                          \
+    void ENTRY##_nta(const rowops_call *c, int64_t row_begin, int64_t row_end) \
+    {                                                                          \
+        ENTRY##_rows(c, row_begin, row_end, 1, 1);                             \
     }
 
 #endif

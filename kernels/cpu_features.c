@@ -31,9 +31,11 @@ static unsigned detect(void)
     __asm__("cpuid"
             : "=a"(v[3]), "=b"(v[0]), "=d"(v[1]), "=c"(v[2])
             : "a"(0), "c"(0));
-    if ((f & ROWOPS_CPU_AVX512F) && family == 0x19 &&
-        !memcmp(v, "AuthenticAMD", 12))
+    const int amd = !memcmp(v, "AuthenticAMD", 12);
+    if ((f & ROWOPS_CPU_AVX512F) && family == 0x19 && amd)
         f |= ROWOPS_CPU_AVX512_HALF_RATE;
+    if (family == 0x1a && amd)
+        f |= ROWOPS_CPU_PREFETCH_NTA;
 #endif
     return f;
 }
@@ -52,7 +54,7 @@ int rowops_cpu_capability_parse(const char *value, unsigned *keep)
     const unsigned all = ~0u,
                    no512 =
                        ~(unsigned)(ROWOPS_CPU_AVX512F | ROWOPS_CPU_AVX512BW |
-                                   ROWOPS_CPU_AVX512_HALF_RATE),
+                                   ROWOPS_CPU_PROPERTIES),
                    none = no512 & ~(unsigned)ROWOPS_CPU_FAST_FEATURES;
     if (!value || !*value || !strcmp(value, "avx512"))
         *keep = all;
@@ -103,7 +105,7 @@ unsigned rowops_cpu_features(void)
     if (override_mask < 0)
         return hw;
     return (hw & (unsigned)override_mask) |
-           ((unsigned)override_mask & ROWOPS_CPU_AVX512_HALF_RATE);
+           ((unsigned)override_mask & ROWOPS_CPU_PROPERTIES);
 }
 
 int rowops_cpu_features_override(int mask)
@@ -123,7 +125,8 @@ const char *rowops_cpu_features_text(unsigned mask, char *buf, unsigned len)
                  {ROWOPS_CPU_F16C, "F16C"},
                  {ROWOPS_CPU_AVX512F, "AVX512F"},
                  {ROWOPS_CPU_AVX512BW, "AVX512BW"},
-                 {ROWOPS_CPU_AVX512_HALF_RATE, "512-bit at half rate"}};
+                 {ROWOPS_CPU_AVX512_HALF_RATE, "512-bit at half rate"},
+                 {ROWOPS_CPU_PREFETCH_NTA, "non-temporal prefetch"}};
     if (!len)
         return buf;
     buf[0] = '\0';

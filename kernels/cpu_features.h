@@ -18,8 +18,19 @@ enum {
      * cache the AVX2 kernel is then as fast or faster in 16-bit floats and
      * float32 (docs/dispatch.md). An override may set it on any CPU: it
      * only moves a choice between kernels the CPU can run. */
-    ROWOPS_CPU_AVX512_HALF_RATE = 1u << 5
+    ROWOPS_CPU_AVX512_HALF_RATE = 1u << 5,
+    /* Not an instruction set either: the streaming kernels were measured
+     * faster with their inputs prefetched non-temporally (AMD family 26,
+     * Zen 5: kernels/cpu_fast_pipeline.h, prefetch_ahead). Unmeasured on
+     * the other host classes (Zen 4, AVX2-only EPYCs), which keep the L2
+     * prefetch; ROWOPS_CPU_CAPABILITY=avx2 removes it with AVX-512, as an
+     * AVX2-only host lacks it. Like the rate, an override may set it. */
+    ROWOPS_CPU_PREFETCH_NTA = 1u << 6
 };
+
+/* The properties above: an override takes them as given. */
+#define ROWOPS_CPU_PROPERTIES                                                  \
+    (ROWOPS_CPU_AVX512_HALF_RATE | ROWOPS_CPU_PREFETCH_NTA)
 
 /* What the fast AVX2 kernel needs. */
 #define ROWOPS_CPU_FAST_FEATURES                                               \
@@ -57,7 +68,7 @@ unsigned rowops_cpu_features_detected(void);
 /* mask >= 0 replaces the detected features (tests); -1 restores detection.
  * Returns the previous override (-1 if none). A mask can only remove
  * instruction sets the hardware has: requesting more is clipped
- * (ROWOPS_CPU_AVX512_HALF_RATE, a property, is taken as given). */
+ * (ROWOPS_CPU_PROPERTIES are taken as given). */
 int rowops_cpu_features_override(int mask);
 
 /* "AVX2+FMA+F16C" style text for a feature mask (static buffer per call

@@ -376,20 +376,27 @@ static rowops_choice choose(const rowops_call *call, int want)
              : !(dt == ROWOPS_BF16 &&
                  out_bytes <= (double)ROWOPS_HALF_RATE_BF16_512_MAX_OUT_BYTES));
     const int use512 = wide && !halved;
-    const rowops_impl impl = use512 ? (stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
-                                              : ROWOPS_IMPL_CPU_FAST_AVX512)
-                                    : (stream ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
-                                              : ROWOPS_IMPL_CPU_FAST_AVX2);
+    /* where measured faster (rowops.h): the streaming kernels' inputs
+     * prefetched non-temporally, for the fused op and float32 */
+    const int nta =
+        stream && (have & ROWOPS_CPU_PREFETCH_NTA) &&
+        (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM || dt == ROWOPS_F32);
+    const rowops_impl impl = use512 ? (nta ? ROWOPS_IMPL_CPU_FAST_AVX512_NTA
+                                       : stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
+                                                : ROWOPS_IMPL_CPU_FAST_AVX512)
+                                    : (nta      ? ROWOPS_IMPL_CPU_FAST_AVX2_NTA
+                                       : stream ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
+                                                : ROWOPS_IMPL_CPU_FAST_AVX2);
     const char *isa = use512 ? "AVX-512" : "AVX2";
     if (stream)
         return choice(want, impl,
-                      "CPU fast (%s, streaming stores): %s, unit stride, "
+                      "CPU fast (%s, streaming stores%s): %s, unit stride, "
                       "32-byte aligned rows, N = %lld <= %lld, outputs "
                       "%.1f MiB >= %d/%d of the %.0f MiB last-level cache%s",
-                      isa, rowops_dtype_name(dt), (long long)n,
-                      (long long)limit, out_bytes / 1048576.0,
-                      ROWOPS_STREAM_LLC_NUM, ROWOPS_STREAM_LLC_DEN,
-                      llc / 1048576.0,
+                      isa, nta ? ", non-temporal prefetch" : "",
+                      rowops_dtype_name(dt), (long long)n, (long long)limit,
+                      out_bytes / 1048576.0, ROWOPS_STREAM_LLC_NUM,
+                      ROWOPS_STREAM_LLC_DEN, llc / 1048576.0,
                       halved ? " (float16, 512-bit in two halves: AVX2)" : "");
     if (large)
         return choice(want, impl,

@@ -182,6 +182,15 @@ void rowops_cpu_fast_avx512(const rowops_call *call, int64_t row_begin,
                             int64_t row_end);
 void rowops_cpu_fast_avx512_nt(const rowops_call *call, int64_t row_begin,
                                int64_t row_end);
+/* The streaming kernels with their inputs prefetched non-temporally
+ * (kernels/cpu_fast_pipeline.h, prefetch_ahead): the same results. Picked
+ * where they were measured faster (ROWOPS_CPU_PREFETCH_NTA) for the fused
+ * op and float32 rms_norm_rows; there the 16-bit rms_norm_rows measured
+ * x0.94-1.05 of the other's time and keeps it (docs/dispatch.md). */
+void rowops_cpu_fast_avx2_nta(const rowops_call *call, int64_t row_begin,
+                              int64_t row_end);
+void rowops_cpu_fast_avx512_nta(const rowops_call *call, int64_t row_begin,
+                                int64_t row_end);
 /* Rows stored column-major (x.strides = {1, S}, S >= B, 2-D): reads x and
  * residual in tiles of rows along the columns, writes row-major outputs
  * (kernels/cpu_colmajor_avx2.c). */

@@ -11,9 +11,9 @@
  * checked and inputs are compared with a saved copy (stray writes).
  *
  * Kernels run: cpu_strided always, cpu_fast_portable when rowops_choose
- * picks a fast path, cpu_fast_avx2 and cpu_fast_avx2_nt when it does and
- * the CPU has AVX2+FMA+F16C (as tests/c/test_kernels.c decides), the
- * cpu_fast_avx512 pair where it also has AVX-512 F+BW,
+ * picks a fast path, cpu_fast_avx2 and its streamed forms (_nt, _nta) when
+ * it does and the CPU has AVX2+FMA+F16C (as tests/c/test_kernels.c
+ * decides), the cpu_fast_avx512 three where it also has AVX-512 F+BW,
  * the column-major kernels (cpu_colmajor_avx2, _avx512 where the CPU has
  * AVX-512 F+BW, _narrow where admitted) when it picks one of them
  * (rowops_kernel_can_run). One case in ten aims at

@@ -304,7 +304,8 @@ static void check_half_rate(int avx512)
         {ROWOPS_F16, 1 << 20, ROWOPS_IMPL_CPU_FAST_AVX2_NT,
          ROWOPS_IMPL_CPU_FAST_AVX512_NT},
     };
-    const unsigned all = rowops_cpu_features_detected();
+    const unsigned all =
+        rowops_cpu_features_detected() & ~(unsigned)ROWOPS_CPU_PREFETCH_NTA;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
         for (int on = 0; on < 2; ++on) {
             rowops_call c = base_call(cases[i].dtype, cases[i].B, 4096);
@@ -327,6 +328,76 @@ static void check_half_rate(int avx512)
                    (long long)cases[i].B, rowops_impl_name(got.impl),
                    got.reason);
         }
+}
+
+/* The non-temporal prefetch (rowops.h), with the property forced on and
+ * off, on AVX-512 and on AVX2 alone: beyond the LLC the fused op (every
+ * dtype) and float32 rms_norm_rows take the _nta kernels, 16-bit
+ * rms_norm_rows keeps the L2 prefetch, calls in the cache never stream;
+ * without AVX-512 the fused op in 16 bits keeps ordinary stores. */
+static void check_prefetch_nta(int avx2, int avx512)
+{
+    if (!avx2) {
+        printf("  non-temporal prefetch: SKIPPED (no AVX2 here)\n");
+        return;
+    }
+    enum { NT = 0, NTA = 1, PLAIN = 2 };
+    static const struct {
+        int rms;
+        rowops_dtype dtype;
+        int64_t B;                /* N = 4096 */
+        int on512, off512, on256; /* the kernel: NT, NTA or PLAIN */
+    } cases[] = {
+        {0, ROWOPS_F32, 1 << 20, NTA, NT, NTA},
+        {0, ROWOPS_BF16, 1 << 20, NTA, NT, PLAIN},
+        {0, ROWOPS_F16, 1 << 20, NTA, NT, PLAIN},
+        {1, ROWOPS_F32, 1 << 20, NTA, NT, NTA},
+        {1, ROWOPS_BF16, 1 << 21, NT, NT, NT},
+        {1, ROWOPS_F16, 1 << 21, NT, NT, NT},
+        {0, ROWOPS_F32, 4, PLAIN, PLAIN, PLAIN}, /* in the cache */
+    };
+    const unsigned all =
+        rowops_cpu_features_detected() & ~(unsigned)ROWOPS_CPU_PROPERTIES;
+    for (int wide = avx512; wide >= 0; --wide)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+            for (int on = 0; on < 2; ++on) {
+                rowops_call c = base_call(cases[i].dtype, cases[i].B, 4096);
+                if (cases[i].rms)
+                    rms_norm_op(&c);
+                const unsigned mask =
+                    (wide ? all
+                          : all & ~(unsigned)(ROWOPS_CPU_AVX512F |
+                                              ROWOPS_CPU_AVX512BW)) |
+                    (on ? ROWOPS_CPU_PREFETCH_NTA : 0);
+                rowops_cpu_features_override((int)mask);
+                const rowops_choice got = rowops_choose(&c);
+                rowops_cpu_features_override(-1);
+                const int kind = wide ? (on ? cases[i].on512 : cases[i].off512)
+                                 : on ? cases[i].on256
+                                      : (cases[i].on256 == PLAIN ? PLAIN : NT);
+                const rowops_impl want =
+                    wide ? (kind == NTA  ? ROWOPS_IMPL_CPU_FAST_AVX512_NTA
+                            : kind == NT ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
+                                         : ROWOPS_IMPL_CPU_FAST_AVX512)
+                         : (kind == NTA  ? ROWOPS_IMPL_CPU_FAST_AVX2_NTA
+                            : kind == NT ? ROWOPS_IMPL_CPU_FAST_AVX2_NT
+                                         : ROWOPS_IMPL_CPU_FAST_AVX2);
+                const int says =
+                    strstr(got.reason, "non-temporal prefetch") != NULL;
+                C_EXPECT(got.impl == want && says == (kind == NTA),
+                         "prefetch property %s, %s %s %s B = %lld: got %s "
+                         "(%s), want %s",
+                         on ? "on" : "off", wide ? "AVX-512" : "AVX2",
+                         cases[i].rms ? "rms_norm_rows" : "fused",
+                         rowops_dtype_name(cases[i].dtype),
+                         (long long)cases[i].B, rowops_impl_name(got.impl),
+                         got.reason, rowops_impl_name(want));
+                printf("  nta %-3s %-7s %-5s %-8s B = %-8lld %s\n",
+                       on ? "on" : "off", wide ? "AVX-512" : "AVX2",
+                       cases[i].rms ? "rows" : "fused",
+                       rowops_dtype_name(cases[i].dtype), (long long)cases[i].B,
+                       rowops_impl_name(got.impl));
+            }
 }
 
 int main(void)
@@ -354,6 +425,7 @@ int main(void)
         avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2 : ROWOPS_IMPL_CPU_FAST_PORTABLE;
     const int avx2_nt =
         avx2 ? ROWOPS_IMPL_CPU_FAST_AVX2_NT : ROWOPS_IMPL_CPU_FAST_PORTABLE;
+    const unsigned plain = hw & ~(unsigned)ROWOPS_CPU_PREFETCH_NTA;
     char feats[64];
     printf("detected CPU features: %s\n",
            rowops_cpu_features_text(hw, feats, sizeof feats));
@@ -361,7 +433,9 @@ int main(void)
         const struct row *r = &rows[i];
         rowops_call c = base_call(r->dtype, r->B, r->N);
         r->tweak(&c);
-        rowops_cpu_features_override(r->features);
+        /* as detected, less the prefetch property (check_prefetch_nta) */
+        rowops_cpu_features_override(r->features >= 0 ? r->features
+                                                      : (int)plain);
         const rowops_choice got = rowops_choose(&c);
         rowops_cpu_features_override(-1);
         const int want = r->want == FAST      ? FAST_OF(r->dtype)
@@ -394,7 +468,9 @@ int main(void)
     const int64_t at = (int64_t)ceil(llc * 3 / 8 / (4096.0 * 4 * 2));
     for (int64_t B = at - 1; B <= at; ++B) {
         rowops_call c = base_call(ROWOPS_F32, B, 4096);
+        rowops_cpu_features_override((int)plain);
         const rowops_choice got = rowops_choose(&c);
+        rowops_cpu_features_override(-1);
         const int want = B == at ? fast_nt : FAST_OF(ROWOPS_F32);
         C_EXPECT(got.impl == (rowops_impl)want,
                  "B = %lld (outputs %.2f MiB, LLC %.0f MiB): got %s (%s), want "
@@ -406,5 +482,6 @@ int main(void)
                rowops_impl_name(got.impl), got.reason);
     }
     check_half_rate(avx512);
+    check_prefetch_nta(avx2, avx512);
     return c_report("test_eligibility");
 }

@@ -159,18 +159,19 @@ static void check_bf16_nonfinite(void)
         return;
     }
     static void (*const kernels_nt[])(const rowops_call *, int64_t, int64_t) = {
-        rowops_cpu_fast_avx2, rowops_cpu_fast_avx2_nt, rowops_cpu_fast_avx512,
-        rowops_cpu_fast_avx512_nt};
-    static const char *const names_nt[] = {"cpu_fast_avx2", "cpu_fast_avx2_nt",
-                                           "cpu_fast_avx512",
-                                           "cpu_fast_avx512_nt"};
+        rowops_cpu_fast_avx2,      rowops_cpu_fast_avx2_nt,
+        rowops_cpu_fast_avx2_nta,  rowops_cpu_fast_avx512,
+        rowops_cpu_fast_avx512_nt, rowops_cpu_fast_avx512_nta};
+    static const char *const names_nt[] = {
+        "cpu_fast_avx2",   "cpu_fast_avx2_nt",   "cpu_fast_avx2_nta",
+        "cpu_fast_avx512", "cpu_fast_avx512_nt", "cpu_fast_avx512_nta"};
     const int has512 = (rowops_cpu_features() & ROWOPS_CPU_FAST512_FEATURES) ==
                        ROWOPS_CPU_FAST512_FEATURES;
     if (!has512)
         printf("SKIP bf16 non-finite rows at 512 bits: no AVX-512 F+BW\n");
     const int64_t B = 4, N = 48;
     for (int weight_case = 0; weight_case < 3; ++weight_case)
-        for (size_t k = 0; k < (has512 ? 4u : 2u); ++k)
+        for (size_t k = 0; k < (has512 ? 6u : 3u); ++k)
             for (int inplace = 0; inplace < 2; ++inplace) {
                 c_sample a, b;
                 for (int t = 0; t < 2; ++t) {
@@ -230,72 +231,83 @@ static void check_streamed_same_page_offsets(void)
                "AVX-512 F+BW\n");
     static void (*const plain[])(const rowops_call *, int64_t, int64_t) = {
         rowops_cpu_fast_avx2, rowops_cpu_fast_avx512};
-    static void (*const streamed[])(const rowops_call *, int64_t, int64_t) = {
-        rowops_cpu_fast_avx2_nt, rowops_cpu_fast_avx512_nt};
+    /* each width's streamed kernels: L2 and non-temporal prefetch */
+    static void (*const streamed[][2])(const rowops_call *, int64_t,
+                                       int64_t) = {
+        {rowops_cpu_fast_avx2_nt, rowops_cpu_fast_avx2_nta},
+        {rowops_cpu_fast_avx512_nt, rowops_cpu_fast_avx512_nta}};
     const rowops_dtype dts[] = {ROWOPS_BF16, ROWOPS_F16, ROWOPS_F32};
     const int64_t B = 6, N = 2048 + 96; /* rows not a multiple of a block */
     int compared = 0;
     for (int isa = 0; isa < (has512 ? 2 : 1); ++isa)
-        for (int d = 0; d < 3; ++d)
-            for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
-                for (int inplace = 0; inplace < 2; ++inplace)
-                    for (int n4k = 0; n4k < 2; ++n4k) {
-                        const int64_t n =
-                            n4k ? 4096 / (int64_t)rowops_dtype_size(dts[d]) * 2
-                                : N;
-                        c_sample a, b;
-                        c_sample_make(&a, (rowops_op)op, dts[d], dts[d],
-                                      C_CONTIGUOUS, B, n, inplace, 91);
-                        c_sample_make(&b, (rowops_op)op, dts[d], dts[d],
-                                      C_CONTIGUOUS, B, n, inplace, 91);
-                        /* b's tensors moved to page-aligned copies */
-                        const size_t bytes =
-                            (size_t)(B * n) * rowops_dtype_size(dts[d]);
-                        rowops_tensor *ts[] = {&b.call.x, &b.call.residual,
-                                               &b.call.out,
-                                               &b.call.residual_out};
-                        void *pages[4] = {NULL, NULL, NULL, NULL};
-                        const int fused = op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-                        const int count = fused ? 4 : 2;
-                        for (int t = 0; t < count; ++t) {
-                            rowops_tensor *tt = fused || t == 0 ? ts[t] : ts[2];
-                            if (inplace && (tt == &b.call.out ||
-                                            tt == &b.call.residual_out))
-                                continue; /* aliases its input */
-                            pages[t] = aligned_alloc(4096, (bytes + 4095) /
-                                                               4096 * 4096);
-                            memcpy(pages[t], tt->data, bytes);
-                            tt->data = pages[t];
-                        }
-                        if (inplace) {
-                            b.call.out.data = b.call.x.data;
+        for (int pf = 0; pf < 2; ++pf)
+            for (int d = 0; d < 3; ++d)
+                for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
+                    for (int inplace = 0; inplace < 2; ++inplace)
+                        for (int n4k = 0; n4k < 2; ++n4k) {
+                            const int64_t n =
+                                n4k ? 4096 /
+                                          (int64_t)rowops_dtype_size(dts[d]) * 2
+                                    : N;
+                            c_sample a, b;
+                            c_sample_make(&a, (rowops_op)op, dts[d], dts[d],
+                                          C_CONTIGUOUS, B, n, inplace, 91);
+                            c_sample_make(&b, (rowops_op)op, dts[d], dts[d],
+                                          C_CONTIGUOUS, B, n, inplace, 91);
+                            /* b's tensors moved to page-aligned copies */
+                            const size_t bytes =
+                                (size_t)(B * n) * rowops_dtype_size(dts[d]);
+                            rowops_tensor *ts[] = {&b.call.x, &b.call.residual,
+                                                   &b.call.out,
+                                                   &b.call.residual_out};
+                            void *pages[4] = {NULL, NULL, NULL, NULL};
+                            const int fused =
+                                op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+                            const int count = fused ? 4 : 2;
+                            for (int t = 0; t < count; ++t) {
+                                rowops_tensor *tt =
+                                    fused || t == 0 ? ts[t] : ts[2];
+                                if (inplace && (tt == &b.call.out ||
+                                                tt == &b.call.residual_out))
+                                    continue; /* aliases its input */
+                                pages[t] = aligned_alloc(4096, (bytes + 4095) /
+                                                                   4096 * 4096);
+                                memcpy(pages[t], tt->data, bytes);
+                                tt->data = pages[t];
+                            }
+                            if (inplace) {
+                                b.call.out.data = b.call.x.data;
+                                if (fused)
+                                    b.call.residual_out.data =
+                                        b.call.residual.data;
+                            }
+                            plain[isa](&a.call, 0, B);
+                            streamed[isa][pf](&b.call, B / 2, B);
+                            streamed[isa][pf](&b.call, 0, B / 2);
+                            int same =
+                                memcmp(a.call.out.data, b.call.out.data,
+                                       bytes) == 0 &&
+                                memcmp(a.call.rstd.data, b.call.rstd.data,
+                                       (size_t)B * 4) == 0;
                             if (fused)
-                                b.call.residual_out.data = b.call.residual.data;
+                                same = same && memcmp(a.call.residual_out.data,
+                                                      b.call.residual_out.data,
+                                                      bytes) == 0;
+                            C_EXPECT(
+                                same,
+                                "streamed %s%s %s %s N=%lld inplace=%d at "
+                                "equal "
+                                "page offsets differs from ordinary stores",
+                                isa ? "avx512" : "avx2", pf ? " (nta)" : "",
+                                rowops_op_name((rowops_op)op),
+                                rowops_dtype_name(dts[d]), (long long)n,
+                                inplace);
+                            ++compared;
+                            for (int t = 0; t < 4; ++t)
+                                free(pages[t]);
+                            c_sample_free(&a);
+                            c_sample_free(&b);
                         }
-                        plain[isa](&a.call, 0, B);
-                        streamed[isa](&b.call, B / 2, B);
-                        streamed[isa](&b.call, 0, B / 2);
-                        int same = memcmp(a.call.out.data, b.call.out.data,
-                                          bytes) == 0 &&
-                                   memcmp(a.call.rstd.data, b.call.rstd.data,
-                                          (size_t)B * 4) == 0;
-                        if (fused)
-                            same = same &&
-                                   memcmp(a.call.residual_out.data,
-                                          b.call.residual_out.data, bytes) == 0;
-                        C_EXPECT(
-                            same,
-                            "streamed %s %s %s N=%lld inplace=%d at equal page "
-                            "offsets differs from ordinary stores",
-                            isa ? "avx512" : "avx2",
-                            rowops_op_name((rowops_op)op),
-                            rowops_dtype_name(dts[d]), (long long)n, inplace);
-                        ++compared;
-                        for (int t = 0; t < 4; ++t)
-                            free(pages[t]);
-                        c_sample_free(&a);
-                        c_sample_free(&b);
-                    }
     printf("streamed rows at equal page offsets: %d calls compared\n",
            compared);
 }
