@@ -377,10 +377,8 @@ static rowops_choice choose(const rowops_call *call, int want)
                  out_bytes <= (double)ROWOPS_HALF_RATE_BF16_512_MAX_OUT_BYTES));
     const int use512 = wide && !halved;
     /* where measured faster (rowops.h): the streaming kernels' inputs
-     * prefetched non-temporally, for the fused op and float32 */
-    const int nta =
-        stream && (have & ROWOPS_CPU_PREFETCH_NTA) &&
-        (call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM || dt == ROWOPS_F32);
+     * prefetched non-temporally */
+    const int nta = stream && (have & ROWOPS_CPU_PREFETCH_NTA);
     const rowops_impl impl = use512 ? (nta ? ROWOPS_IMPL_CPU_FAST_AVX512_NTA
                                        : stream ? ROWOPS_IMPL_CPU_FAST_AVX512_NT
                                                 : ROWOPS_IMPL_CPU_FAST_AVX512)

@@ -183,10 +183,12 @@ void rowops_cpu_fast_avx512(const rowops_call *call, int64_t row_begin,
 void rowops_cpu_fast_avx512_nt(const rowops_call *call, int64_t row_begin,
                                int64_t row_end);
 /* The streaming kernels with their inputs prefetched non-temporally
- * (kernels/cpu_fast_pipeline.h, prefetch_ahead): the same results. Picked
- * where they were measured faster (ROWOPS_CPU_PREFETCH_NTA) for the fused
- * op and float32 rms_norm_rows; there the 16-bit rms_norm_rows measured
- * x0.94-1.05 of the other's time and keeps it (docs/dispatch.md). */
+ * (kernels/cpu_fast_pipeline.h, prefetch_nta): the same results. Picked
+ * for every streaming call where they were measured faster
+ * (ROWOPS_CPU_PREFETCH_NTA: Zen 5, 256 MiB calls, paired with the L2-
+ * prefetch form in rounds, 1 and 2 threads, both ops, N = 1024-16384,
+ * three dtypes: x0.70-1.00 of its time, fused float32 N = 4096-8192
+ * x0.70-0.74, at most x1.026 +- 4 % anywhere; docs/dispatch.md). */
 void rowops_cpu_fast_avx2_nta(const rowops_call *call, int64_t row_begin,
                               int64_t row_end);
 void rowops_cpu_fast_avx512_nta(const rowops_call *call, int64_t row_begin,

@@ -9,6 +9,7 @@
 #include "buffer.h"
 
 #include "cpu_cache.h"
+#include "cpu_features.h"
 #include "timer.h"
 
 #include <errno.h>
@@ -90,18 +91,30 @@ CLONES static void add2_plain(double *restrict c, double *restrict d,
     }
 }
 
+int opcost_ceiling_prefetches(void)
+{
+    return !(rowops_cpu_features() & ROWOPS_CPU_PREFETCH_NTA);
+}
+
 #if HAVE_NT
 /* The streaming kernels prefetch their inputs into L2 4 KiB ahead, one
  * line per 64 bytes of each input, as the fast kernels they bound do
  * (kernels/cpu_fast_pipeline.h), so that the probe uses every technique
  * the kernels do. Alone it moved the probe little (copy_nt 45-49 GB/s
  * against the kernels' 50-55 on the host of 2026-12-01); what the probe
- * lacked was the kernels' huge pages (opcost_buffer_alloc). */
-#define PREFETCH_AHEAD(p) _mm_prefetch((const char *)(p) + 4096, _MM_HINT_T1)
+ * lacked was the kernels' huge pages (opcost_buffer_alloc). Not where
+ * opcost_ceiling_prefetches() says so (ceiling.h). pf: its value, read
+ * once per call. */
+#define PREFETCH_AHEAD(p)                                                      \
+    do {                                                                       \
+        if (pf)                                                                \
+            _mm_prefetch((const char *)(p) + 4096, _MM_HINT_T1);               \
+    } while (0)
 
 /* Streaming stores need 16-byte alignment: scalar head and tail. */
 static void copy_nt(double *c, const double *a, size_t n)
 {
+    const int pf = opcost_ceiling_prefetches();
     size_t i = 0;
     for (; i < n && ((uintptr_t)(c + i) & 15); ++i)
         c[i] = a[i];
@@ -122,6 +135,7 @@ static void copy_nt(double *c, const double *a, size_t n)
 static void triad_nt(double *a, const double *b, const double *c, size_t n,
                      double s)
 {
+    const int pf = opcost_ceiling_prefetches();
     const __m128d vs = _mm_set1_pd(s);
     size_t i = 0;
     for (; i < n && ((uintptr_t)(a + i) & 15); ++i)
@@ -143,6 +157,7 @@ static void triad_nt(double *a, const double *b, const double *c, size_t n,
 static void add2_nt(double *c, double *d, const double *a, const double *b,
                     size_t n, double s)
 {
+    const int pf = opcost_ceiling_prefetches();
     const __m128d vs = _mm_set1_pd(s);
     size_t i = 0;
     for (; i < n && (((uintptr_t)(c + i) | (uintptr_t)(d + i)) & 15); ++i) {
@@ -180,6 +195,7 @@ static void add2_nt(double *c, double *d, const double *a, const double *b,
     __attribute__((target(ISA))) static void copy_nt_##W(                      \
         double *c, const double *a, size_t n)                                  \
     {                                                                          \
+        const int pf = opcost_ceiling_prefetches();                            \
         const size_t lanes = sizeof(VEC) / sizeof(double);                     \
         size_t i = 0;                                                          \
         for (; i < n && ((uintptr_t)(c + i) & (sizeof(VEC) - 1)); ++i)         \
@@ -197,6 +213,7 @@ static void add2_nt(double *c, double *d, const double *a, const double *b,
         double *c, double *d, const double *a, const double *b, size_t n,      \
         double s)                                                              \
     {                                                                          \
+        const int pf = opcost_ceiling_prefetches();                            \
         const size_t lanes = sizeof(VEC) / sizeof(double);                     \
         const VEC vs = SET1(s);                                                \
         size_t i = 0;                                                          \

@@ -103,6 +103,16 @@ typedef struct opcost_ceiling {
     size_t level_bytes[OPCOST_LEVELS];
 } opcost_ceiling;
 
+/* Whether the streaming probes prefetch their inputs into L2 (T1, 4 KiB
+ * ahead) as the kernels' L2-prefetch forms do: not where the kernels pick
+ * their non-temporal-prefetch forms (ROWOPS_CPU_PREFETCH_NTA, AMD family
+ * 26), where the plain streams ran fastest without: measured on Zen 5
+ * (fused mix, 256 MiB arrays on 2 MiB pages, paired in alternation) the
+ * T1 probe took x1.11 the time of the unprefetched one on one thread and
+ * x1.06 on two, the NTA one x1.05 and x1.01; the kernels with NTA prefetch
+ * read 1.05-1.07 of the T1 probe (docs/performance.md). */
+int opcost_ceiling_prefetches(void);
+
 /* Merges a second probe of the same machine into c: each kernel's, mix's
  * and the best figure become the better of the two. */
 void opcost_ceiling_merge(opcost_ceiling *c, const opcost_ceiling *other);

@@ -4,6 +4,7 @@
 #include "buffer.h"
 #include "c_samples.h"
 #include "ceiling.h"
+#include "cpu_features.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,14 +18,26 @@ static void test_kernels_at(int width);
 
 static void test_kernels(void)
 {
-    int last = 0;
-    for (int w = 512; w >= 128; w /= 2) {
-        const int got = opcost_ceiling_force_width(w);
-        if (got != last)
-            test_kernels_at(got);
-        last = got;
+    /* both prefetch forms: with ROWOPS_CPU_PREFETCH_NTA the streaming
+     * probes run unprefetched (opcost_ceiling_prefetches) */
+    const unsigned hw = rowops_cpu_features_detected();
+    for (int nta = 0; nta < 2; ++nta) {
+        rowops_cpu_features_override(
+            (int)(nta ? hw | ROWOPS_CPU_PREFETCH_NTA
+                      : hw & ~(unsigned)ROWOPS_CPU_PREFETCH_NTA));
+        C_EXPECT(opcost_ceiling_prefetches() == !nta,
+                 "property %s: the probes prefetch: %d", nta ? "on" : "off",
+                 opcost_ceiling_prefetches());
+        int last = 0;
+        for (int w = 512; w >= 128; w /= 2) {
+            const int got = opcost_ceiling_force_width(w);
+            if (got != last)
+                test_kernels_at(got);
+            last = got;
+        }
+        opcost_ceiling_force_width(0);
     }
-    opcost_ceiling_force_width(0);
+    rowops_cpu_features_override(-1);
 }
 
 static void test_kernels_at(int width)

@@ -331,10 +331,9 @@ static void check_half_rate(int avx512)
 }
 
 /* The non-temporal prefetch (rowops.h), with the property forced on and
- * off, on AVX-512 and on AVX2 alone: beyond the LLC the fused op (every
- * dtype) and float32 rms_norm_rows take the _nta kernels, 16-bit
- * rms_norm_rows keeps the L2 prefetch, calls in the cache never stream;
- * without AVX-512 the fused op in 16 bits keeps ordinary stores. */
+ * off, on AVX-512 and on AVX2 alone: beyond the LLC every streaming call
+ * takes the _nta kernel, calls in the cache never stream; without AVX-512
+ * the fused op in 16 bits keeps ordinary stores. */
 static void check_prefetch_nta(int avx2, int avx512)
 {
     if (!avx2) {
@@ -352,8 +351,8 @@ static void check_prefetch_nta(int avx2, int avx512)
         {0, ROWOPS_BF16, 1 << 20, NTA, NT, PLAIN},
         {0, ROWOPS_F16, 1 << 20, NTA, NT, PLAIN},
         {1, ROWOPS_F32, 1 << 20, NTA, NT, NTA},
-        {1, ROWOPS_BF16, 1 << 21, NT, NT, NT},
-        {1, ROWOPS_F16, 1 << 21, NT, NT, NT},
+        {1, ROWOPS_BF16, 1 << 21, NTA, NT, NTA},
+        {1, ROWOPS_F16, 1 << 21, NTA, NT, NTA},
         {0, ROWOPS_F32, 4, PLAIN, PLAIN, PLAIN}, /* in the cache */
     };
     const unsigned all =
