@@ -5,17 +5,17 @@
  * dtype. Include once, after defining ROWOPS_VEC16_BITS; then
  * DEFINE_FAST_ROWS makes the entry points.
  *
- * p1: reads x (and r), forms h, keeps it in s (if s) and accumulates its
- * squares; without s (rows wider than the scratch row) it stores h
- * (float16/float32) itself. bfloat16 pass 1 writes nothing: rounding to
- * bfloat16 skips NaN handling, so h waits in the scratch row and a row
- * whose sum is not finite is redone by the strided kernel from intact
- * inputs (cpu_fast_pipeline.h). p2: given the block's h, stores h (if h)
- * and out, each output's 64 bytes in consecutive stores: streamed halves
- * of a line interleaved with the other output's left write-combining
- * buffers half full (fused bfloat16 at 256 MiB, 2 threads, AVX2: 13.8
- * GB/s against 27.5 with whole lines, paired runs). src_mem: the block's h
- * for pass 2 without a scratch row. */
+ * p1: reads x (and r), forms h, keeps the block's h at sd (if sd: its
+ * place in the scratch row) and accumulates its squares; without sd (rows
+ * wider than the scratch row) it stores h (float16/float32) itself. bfloat16
+ * pass 1 writes nothing: rounding to bfloat16 skips NaN handling, so h waits in
+ * the scratch row and a row whose sum is not finite is redone by the strided
+ * kernel from intact inputs (cpu_fast_pipeline.h). p2: given the block's h,
+ * stores h (if h) and out, each output's 64 bytes in consecutive stores:
+ * streamed halves of a line interleaved with the other output's left
+ * write-combining buffers half full (fused bfloat16 at 256 MiB, 2 threads,
+ * AVX2: 13.8 GB/s against 27.5 with whole lines, paired runs). src_mem: the
+ * block's h for pass 2 without a scratch row. */
 #ifndef ROWOPS_CPU_FAST_BLOCKS_H
 #define ROWOPS_CPU_FAST_BLOCKS_H
 
@@ -49,15 +49,15 @@ static inline void h32_bf16(const void *x, const void *r, int64_t i, vec16 *lo,
 
 #define PREFETCH_BLOCK_bf16(P, x, r, i) P(x, r, (i)*2) /* one line */
 static inline void p1_bf16(const row_ctx *k, const void *x, const void *r,
-                           void *h, float *s, int64_t i, vec16 *a0, vec16 *a1)
+                           void *h, float *sd, int64_t i, vec16 *a0, vec16 *a1)
 {
     (void)k;
     (void)h;
     vec16 lo, hi;
     h32_bf16(x, r, i, &lo, &hi);
-    if (s) {
-        v16_store(s + i, lo);
-        v16_store(s + i + 16, hi);
+    if (sd) {
+        v16_store(sd, lo);
+        v16_store(sd + 16, hi);
     }
     *a0 = v16_fmadd(lo, lo, *a0);
     *a1 = v16_fmadd(hi, hi, *a1);
@@ -98,7 +98,7 @@ static inline vec16 load16_w_f16(const row_ctx *k, int64_t i)
 
 #define PREFETCH_BLOCK_f16(P, x, r, i) P(x, r, (i)*2)
 static inline void p1_f16(const row_ctx *k, const void *x, const void *r,
-                          void *h, float *s, int64_t i, vec16 *a0, vec16 *a1)
+                          void *h, float *sd, int64_t i, vec16 *a0, vec16 *a1)
 {
     const uint16_t *xp = (const uint16_t *)x + i;
     vec16 a = v16_load_f16(xp), b = v16_load_f16(xp + 16);
@@ -106,14 +106,14 @@ static inline void p1_f16(const row_ctx *k, const void *x, const void *r,
         const uint16_t *rp = (const uint16_t *)r + i;
         const half16 ha = v16_to_f16(v16_add(a, v16_load_f16(rp)));
         const half16 hb = v16_to_f16(v16_add(b, v16_load_f16(rp + 16)));
-        if (!s)
+        if (!sd)
             v16_store32_f16((uint16_t *)h + i, ha, hb, k->stream);
         a = v16_from_f16(ha);
         b = v16_from_f16(hb);
     }
-    if (s) {
-        v16_store(s + i, a);
-        v16_store(s + i + 16, b);
+    if (sd) {
+        v16_store(sd, a);
+        v16_store(sd + 16, b);
     }
     *a0 = v16_fmadd(a, a, *a0);
     *a1 = v16_fmadd(b, b, *a1);
@@ -152,7 +152,7 @@ static inline void src_mem_f16(const void *x, const void *r, const void *h,
         P(x, r, (i)*4 + 64);                                                   \
     } while (0)
 static inline void p1_f32(const row_ctx *k, const void *x, const void *r,
-                          void *h, float *s, int64_t i, vec16 *a0, vec16 *a1)
+                          void *h, float *sd, int64_t i, vec16 *a0, vec16 *a1)
 {
     const float *xp = (const float *)x + i;
     vec16 a = v16_loadu(xp), b = v16_loadu(xp + 16);
@@ -160,14 +160,14 @@ static inline void p1_f32(const row_ctx *k, const void *x, const void *r,
         const float *rp = (const float *)r + i;
         a = v16_add(a, v16_loadu(rp));
         b = v16_add(b, v16_loadu(rp + 16));
-        if (!s) {
+        if (!sd) {
             v16_store_f32((float *)h + i, a, k->stream);
             v16_store_f32((float *)h + i + 16, b, k->stream);
         }
     }
-    if (s) {
-        v16_store(s + i, a);
-        v16_store(s + i + 16, b);
+    if (sd) {
+        v16_store(sd, a);
+        v16_store(sd + 16, b);
     }
     *a0 = v16_fmadd(a, a, *a0);
     *a1 = v16_fmadd(b, b, *a1);

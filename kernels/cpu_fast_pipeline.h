@@ -6,7 +6,8 @@
  *   FAST_VEC, FAST_BLOCK (elements per block: two vectors), FAST_ZERO(),
  *   FAST_SET1(f), FAST_LOAD(p) (aligned float load), FAST_HSUM2(a, b),
  * and per dtype D in {bf16, f16, f32} the block functions
- *   p1_D(k, x, r, h, s, i, &a0, &a1)   pass 1 of elements [i, i+BLOCK)
+ *   p1_D(k, x, r, h, sd, i, &a0, &a1)  pass 1 of elements [i, i+BLOCK),
+ *                                      h kept at sd (NULL: none)
  *   PREFETCH_BLOCK_D(P, x, r, i)       P (prefetch_t1 or prefetch_nta) for
  *                                      each line of the block
  *   p2_D(k, lo, hi, h, out, i, rv)     pass 2 from h as two vectors
@@ -26,9 +27,18 @@
 #include <immintrin.h>
 #include <math.h>
 
-/* Rows up to this many elements keep h in a stack scratch row (two of
- * 32 KiB); wider rows re-read it in pass 2. */
+/* Rows up to this many elements keep h in a stack scratch row (32 KiB);
+ * wider rows re-read it in pass 2. */
 #define SCRATCH_ELEMS 8192
+/* Rows of at least this many elements share one scratch row between the
+ * two rows in flight (rows_D), shorter ones alternate two. What a row
+ * reads again then stays in L1 the better: on Zen 5 (opcost ab, 256 MiB
+ * and in-cache calls, paired) fused float32 N = 4096 took x0.87-0.95 the
+ * time of two rows, N = 8192 x0.83-0.92, rms_norm_rows bfloat16 N = 8192
+ * x0.78-0.91; at N = 1024 fused bfloat16 on one thread x1.095, where
+ * pass 2's start moves every row and its runs end at unpredictable
+ * places (docs/performance.md). */
+#define ONE_SCRATCH_MIN 2048
 
 /* Elements per chunk of the sum of squares: each lane of the two vector
  * accumulators adds one term per block, so ROWOPS_SUM_LANE_TERMS per
@@ -79,9 +89,9 @@ static inline float weight_at(const row_ctx *k, int64_t i, rowops_dtype dt)
  * until the line arrives). Past a row's end it fetches the next row's
  * start, which is what comes next in contiguous rows.
  *
- * prefetch_nta (the _nta entries) fetches the same lines are fetched
- * non-temporally (PREFETCHNTA: into L1, marked to leave first, not kept in L2).
- * The inputs are read once; the scratch rows and the weight are read again
+ * prefetch_nta (the _nta entries) fetches the same lines non-temporally
+ * (PREFETCHNTA: into L1, marked to leave first, not kept in L2). The
+ * inputs are read once; the scratch row and the weight are read again
  * every row. With T1 the lines streaming through L1 evict them, and their
  * reloads from L2 cost the core a share of its DRAM rate that grows with
  * the row (docs/performance.md, "Non-temporal prefetch": on Zen 5 a probe
@@ -228,6 +238,12 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
 #define SUM_OK_f16(sum) 1
 #define SUM_OK_f32(sum) 1
 
+/* Each driver its own function: inlined into the entry, the six of them
+ * made one function whose loops gcc compiled worse (rms_norm_rows
+ * bfloat16 N = 1024, one thread, x1.13 the time of the same source
+ * compiled alone; opcost ab, paired). */
+#define NOINLINE __attribute__((noinline))
+
 #define DEFINE_DRIVERS(D, DT, V, PREFETCH)                                     \
     /* Pass 1 of one row into s (NULL: none); returns its sum of squares. */   \
     static float first_##D##V(const row_ctx *k, const row_ptrs *p, float *s)   \
@@ -239,7 +255,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             FAST_VEC a0 = FAST_ZERO(), a1 = a0;                                \
             for (int64_t i = c; i < ce; i += FAST_BLOCK) {                     \
                 PREFETCH_BLOCK_##D(PREFETCH, p->x, p->r, i);                   \
-                p1_##D(k, p->x, p->r, p->h, s, i, &a0, &a1);                   \
+                p1_##D(k, p->x, p->r, p->h, s ? s + i : NULL, i, &a0, &a1);    \
             }                                                                  \
             rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                          \
         }                                                                      \
@@ -265,9 +281,11 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         return 1;                                                              \
     }                                                                          \
                                                                                \
-    /* Rows [b, e) pipelined; rows whose sum fails are redone strided. */      \
-    static void rows_##D##V(const rowops_call *c, const row_ctx *k, int64_t b, \
-                            int64_t e, float *s_cur, float *s_next)            \
+    /* Rows [b, e) pipelined, two scratch rows alternating (rows shorter than  \
+     * ONE_SCRATCH_MIN); rows whose sum fails are redone strided. */           \
+    NOINLINE static void rows_##D##V(const rowops_call *c, const row_ctx *k,   \
+                                     int64_t b, int64_t e, float *s_cur,       \
+                                     float *s_next)                            \
     {                                                                          \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
         const int64_t rot =                                                    \
@@ -302,8 +320,8 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
                                cur.out, q, rv);                                \
                         if (more) {                                            \
                             PREFETCH_BLOCK_##D(PREFETCH, next.x, next.r, i);   \
-                            p1_##D(k, next.x, next.r, next.h, s_next, i, &a0,  \
-                                   &a1);                                       \
+                            p1_##D(k, next.x, next.r, next.h, s_next + i, i,   \
+                                   &a0, &a1);                                  \
                         }                                                      \
                     }                                                          \
                     rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                  \
@@ -320,7 +338,99 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             cur = next;                                                        \
             sum = next_sum;                                                    \
         }                                                                      \
+    }                                                                          \
+                                                                               \
+    /* Rows [b, e) pipelined through one scratch row (rows of at least         \
+     * ONE_SCRATCH_MIN): pass 1 of row j + 1 writes each block where pass 2    \
+     * of row j has just read one, so a row's element 0 sits at slot sb,       \
+     * which moves by rot a row (stream_rotation: pass 2 starts rot blocks     \
+     * in). Rows whose sum fails are redone strided. */                        \
+    NOINLINE static void rows1_##D##V(const rowops_call *c, const row_ctx *k,  \
+                                      int64_t b, int64_t e, float *s)          \
+    {                                                                          \
+        const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
+        const int64_t rot =                                                    \
+            k->stream ? stream_rotation(c, b, e, blocks, FAST_BLOCK, DT) : 0;  \
+        row_ptrs cur;                                                          \
+        row_pointers(c, b, &cur);                                              \
+        row_ptrs next = cur;                                                   \
+        float sum = first_##D##V(k, &cur, s);                                  \
+        int64_t sb = 0;                                                        \
+        for (int64_t j = b; j < e; ++j) {                                      \
+            const int more = j + 1 < e;                                        \
+            if (more)                                                          \
+                row_pointers(c, j + 1, &next);                                 \
+            float next_sum = 0.f;                                              \
+            if (!SUM_OK_##D(sum)) {                                            \
+                rowops_cpu_strided(c, j, j + 1); /* nothing written yet */     \
+                if (more)                                                      \
+                    next_sum = first_##D##V(k, &next, s);                      \
+                sb = 0;                                                        \
+            } else {                                                           \
+                const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);   \
+                const FAST_VEC rv = FAST_SET1(rstd);                           \
+                rowops_sum acc = {0, 0};                                       \
+                for (int64_t ch = 0; ch < blocks; ch += FAST_CHUNK) {          \
+                    const int64_t ce =                                         \
+                        rowops_sum_block_end(ch, FAST_CHUNK, blocks);          \
+                    FAST_VEC a0 = FAST_ZERO(), a1 = a0;                        \
+                    /* runs of blocks where neither q nor the slot wraps */    \
+                    for (int64_t i = ch; i < ce;) {                            \
+                        int64_t q = i + rot, slot;                             \
+                        if (q >= blocks)                                       \
+                            q -= blocks;                                       \
+                        slot = q + sb;                                         \
+                        if (slot >= blocks)                                    \
+                            slot -= blocks;                                    \
+                        int64_t len = ce - i;                                  \
+                        if (blocks - q < len)                                  \
+                            len = blocks - q;                                  \
+                        if (blocks - slot < len)                               \
+                            len = blocks - slot;                               \
+                        float *sp = s + slot;                                  \
+                        for (int64_t t = 0; t < len; t += FAST_BLOCK) {        \
+                            p2_##D(k, FAST_LOAD(sp + t),                       \
+                                   FAST_LOAD(sp + t + FAST_BLOCK / 2), cur.h,  \
+                                   cur.out, q + t, rv);                        \
+                            if (more) {                                        \
+                                PREFETCH_BLOCK_##D(PREFETCH, next.x, next.r,   \
+                                                   i + t);                     \
+                                p1_##D(k, next.x, next.r, next.h, sp + t,      \
+                                       i + t, &a0, &a1);                       \
+                            }                                                  \
+                        }                                                      \
+                        i += len;                                              \
+                    }                                                          \
+                    rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                  \
+                }                                                              \
+                /* the tails keep their places: pass 2's before pass 1's */    \
+                tail2(k, DT, &cur, s, blocks, rstd);                           \
+                *cur.rstd = rstd;                                              \
+                if (more)                                                      \
+                    next_sum =                                                 \
+                        chunked_sum(&acc, tail1(k, DT, &next, s, blocks));     \
+                sb += rot;                                                     \
+                if (sb >= blocks)                                              \
+                    sb -= blocks;                                              \
+            }                                                                  \
+            cur = next;                                                        \
+            sum = next_sum;                                                    \
+        }                                                                      \
     }
+
+/* DEFINE_FAST_ROWS's pipelined rows of dtype D: one scratch row or two,
+ * the L2 or the non-temporal prefetch (names from its scope). */
+#define RUN_ROWS(D)                                                            \
+    do {                                                                       \
+        if (one && nta)                                                        \
+            rows1_##D##_nta(c, &k, row_begin, row_end, s0);                    \
+        else if (one)                                                          \
+            rows1_##D(c, &k, row_begin, row_end, s0);                          \
+        else if (nta)                                                          \
+            rows_##D##_nta(c, &k, row_begin, row_end, s0, s1);                 \
+        else                                                                   \
+            rows_##D(c, &k, row_begin, row_end, s0, s1);                       \
+    } while (0)
 
 /* The entry points ENTRY (ordinary stores), ENTRY##_nt (streamed) and
  * ENTRY##_nta (streamed, inputs prefetched non-temporally): a non-finite weight
@@ -364,19 +474,11 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         if (n <= SCRATCH_ELEMS) {                                              \
             float s0[SCRATCH_ELEMS] __attribute__((aligned(64)));              \
             float s1[SCRATCH_ELEMS] __attribute__((aligned(64)));              \
+            const int one = n >= ONE_SCRATCH_MIN;                              \
             switch (dt) {                                                      \
-            case ROWOPS_BF16:                                                  \
-                (nta ? rows_bf16_nta : rows_bf16)(c, &k, row_begin, row_end,   \
-                                                  s0, s1);                     \
-                break;                                                         \
-            case ROWOPS_F16:                                                   \
-                (nta ? rows_f16_nta : rows_f16)(c, &k, row_begin, row_end, s0, \
-                                                s1);                           \
-                break;                                                         \
-            default:                                                           \
-                (nta ? rows_f32_nta : rows_f32)(c, &k, row_begin, row_end, s0, \
-                                                s1);                           \
-                break;                                                         \
+            case ROWOPS_BF16: RUN_ROWS(bf16); break;                           \
+            case ROWOPS_F16: RUN_ROWS(f16); break;                             \
+            default: RUN_ROWS(f32); break;                                     \
             }                                                                  \
         } else {                                                               \
             int (*const wide)(const row_ctx *, const row_ptrs *) =             \

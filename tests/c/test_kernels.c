@@ -213,8 +213,10 @@ static void check_bf16_nonfinite(void)
 
 /* Streamed rows whose inputs and outputs share their page offsets (page-
  * aligned buffers, 4 KiB or 8 KiB rows): pass 2 then starts mid-row and
- * wraps around (stream_rotation). The streamed kernels must write exactly
- * what their ordinary-store forms write, in place too. */
+ * wraps around (stream_rotation), and so does each row's place in the
+ * scratch row. The streamed kernels must write exactly what their
+ * ordinary-store forms write, in place too, and with bfloat16 rows that
+ * are not finite among them. */
 static void check_streamed_same_page_offsets(void)
 {
     const unsigned have = rowops_cpu_features();
@@ -244,16 +246,28 @@ static void check_streamed_same_page_offsets(void)
             for (int d = 0; d < 3; ++d)
                 for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
                     for (int inplace = 0; inplace < 2; ++inplace)
-                        for (int n4k = 0; n4k < 2; ++n4k) {
+                        /* rows of N, one page (float32: two scratch
+                         * rows, ONE_SCRATCH_MIN) and two pages */
+                        for (int n4k = 0; n4k < 3; ++n4k) {
                             const int64_t n =
                                 n4k ? 4096 /
-                                          (int64_t)rowops_dtype_size(dts[d]) * 2
+                                          (int64_t)rowops_dtype_size(dts[d]) *
+                                          n4k
                                     : N;
                             c_sample a, b;
                             c_sample_make(&a, (rowops_op)op, dts[d], dts[d],
                                           C_CONTIGUOUS, B, n, inplace, 91);
                             c_sample_make(&b, (rowops_op)op, dts[d], dts[d],
                                           C_CONTIGUOUS, B, n, inplace, 91);
+                            /* bfloat16: rows 2 and 4 not finite, redone by
+                             * the strided kernel mid-pipeline, after rows
+                             * whose scratch row had wrapped */
+                            if (dts[d] == ROWOPS_BF16) {
+                                uint16_t *xa = a.call.x.data,
+                                         *xb = b.call.x.data;
+                                xa[2 * n + 5] = xb[2 * n + 5] = 0x7fc1u;
+                                xa[4 * n + n - 1] = xb[4 * n + n - 1] = 0x7f80u;
+                            }
                             /* b's tensors moved to page-aligned copies */
                             const size_t bytes =
                                 (size_t)(B * n) * rowops_dtype_size(dts[d]);
