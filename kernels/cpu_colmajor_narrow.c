@@ -118,7 +118,7 @@ static void gather_plan(const narrow *g, int64_t b0, int per, __m512i *idx,
 }
 
 /* The span's S vectors from element base prefetched LOAD_AHEAD bytes on
- * (as the row kernels' prefetch_ahead), never past the span. */
+ * (as the row kernels' prefetch_t1), never past the span. */
 static inline void prefetch_span(const narrow *g, int64_t base, int per, int es)
 {
     for (int u = 0; u < g->s; ++u) {

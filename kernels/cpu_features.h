@@ -21,7 +21,7 @@ enum {
     ROWOPS_CPU_AVX512_HALF_RATE = 1u << 5,
     /* Not an instruction set either: the streaming kernels were measured
      * faster with their inputs prefetched non-temporally (AMD family 26,
-     * Zen 5: kernels/cpu_fast_pipeline.h, prefetch_ahead). Unmeasured on
+     * Zen 5: kernels/cpu_fast_pipeline.h, prefetch_nta). Unmeasured on
      * the other host classes (Zen 4, AVX2-only EPYCs), which keep the L2
      * prefetch; ROWOPS_CPU_CAPABILITY=avx2 removes it with AVX-512, as an
      * AVX2-only host lacks it. Like the rate, an override may set it. */

@@ -42,16 +42,8 @@ static void rolling_gbps(const opcost_member *p, double bytes, double *gbps,
 static int keep(const opcost_member *p, const int *full, int want,
                 opcost_member *out)
 {
-    memset(out, 0, sizeof *out);
-    out->name = p->name;
-    out->cap = p->n ? p->n : 1;
-    out->us = malloc(out->cap * sizeof *out->us);
-    out->device_us = malloc(out->cap * sizeof *out->device_us);
-    out->round = malloc(out->cap * sizeof *out->round);
-    if (!out->us || !out->device_us || !out->round) {
-        opcost_member_free(out);
+    if (opcost_member_alloc(out, p->name, p->n))
         return -1;
-    }
     for (size_t i = 0; i < p->n; ++i)
         if (want < 0 || full[i] == want) {
             out->us[out->n] = p->us[i];

@@ -389,6 +389,21 @@ void opcost_member_free(opcost_member *m)
     m->n = m->cap = 0;
 }
 
+int opcost_member_alloc(opcost_member *out, const char *name, size_t cap)
+{
+    memset(out, 0, sizeof *out);
+    out->name = name;
+    out->cap = cap ? cap : 1;
+    out->us = malloc(out->cap * sizeof *out->us);
+    out->device_us = malloc(out->cap * sizeof *out->device_us);
+    out->round = malloc(out->cap * sizeof *out->round);
+    if (!out->us || !out->device_us || !out->round) {
+        opcost_member_free(out);
+        return -1;
+    }
+    return 0;
+}
+
 int opcost_member_merge(const opcost_member *const *m, int k,
                         opcost_member *out)
 {
@@ -398,15 +413,8 @@ int opcost_member_merge(const opcost_member *const *m, int k,
     size_t total = 0;
     for (int i = 0; i < k; ++i)
         total += m[i]->n;
-    out->name = k ? m[0]->name : "";
-    out->cap = total ? total : 1;
-    out->us = malloc(out->cap * sizeof *out->us);
-    out->device_us = malloc(out->cap * sizeof *out->device_us);
-    out->round = malloc(out->cap * sizeof *out->round);
-    if (!out->us || !out->device_us || !out->round) {
-        opcost_member_free(out);
+    if (opcost_member_alloc(out, k ? m[0]->name : "", total))
         return -1;
-    }
     /* a k-way merge by round (k is a few processes) */
     size_t at[64] = {0};
     for (;;) {

@@ -147,6 +147,10 @@ int opcost_members_cross_contrasts(const opcost_member *const *base,
 int opcost_member_merge(const opcost_member *const *m, int k,
                         opcost_member *out);
 
+/* Clears out, names it name and gives it room for cap samples (at least
+ * one), none taken: 0, or -1 when memory ran out (nothing left to free). */
+int opcost_member_alloc(opcost_member *out, const char *name, size_t cap);
+
 /* Frees a member's samples (the member itself is the caller's). */
 void opcost_member_free(opcost_member *m);
 
