@@ -37,11 +37,13 @@ if(ROWOPS_WITH_TORCH)
   # (measure/), the paths and their variants (paths/)
   add_library(opcost_bench STATIC
     bench/cli/config.c bench/cli/run.c bench/cli/report.c
-    bench/cli/report_model.c bench/cli/report_estimate.c bench/cli/ab.c
+    bench/cli/report_model.c bench/cli/report_estimate.c
+    bench/cli/report_budget.c bench/cli/ab.c
     bench/measure/journal.c bench/measure/timing.c
     bench/measure/record_function_tracer.c bench/measure/attribution_pass.c
     bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
     bench/measure/point.c bench/measure/point_rows.c bench/measure/pipeline.c
+    bench/measure/model_pilot.c bench/measure/run_budget.c
     bench/measure/probe.c bench/measure/ab_wire.c bench/measure/ab_worker.c
     bench/measure/ab.c bench/measure/ab_verdicts.c bench/measure/omp_waits.c
     ${OPCOST_PATH_SOURCES})

@@ -52,6 +52,7 @@ add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/measure/bandwidth_state.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/host_bandwidth.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/plan.c
+  ${CMAKE_CURRENT_LIST_DIR}/measure/budget.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/variant.c)
 target_include_directories(opcost_measure PUBLIC
   ${CMAKE_CURRENT_LIST_DIR}/measure)
@@ -62,7 +63,7 @@ target_link_libraries(opcost_measure PUBLIC opcost_results opcost_stats
 # The tests share the C tests' harness (C_EXPECT, c_report in c_samples.c)
 # and scratch directory (c_tempdir.c, for test_csv).
 foreach(t test_stats test_paired test_rounds test_csv test_ceiling test_affinity test_io test_batch test_host_bandwidth
-    test_attribution test_code_pages)
+    test_attribution test_code_pages test_budget)
   add_executable(${t} ${PROJECT_SOURCE_DIR}/tests/c/${t}.c
     ${PROJECT_SOURCE_DIR}/tests/c/c_samples.c
     ${PROJECT_SOURCE_DIR}/tests/c/c_tempdir.c)

@@ -200,10 +200,11 @@ static void on_started(void *ctx, const opcost_plan *plan,
                          points, out_path);
 }
 
-static void on_progress(void *ctx, size_t done, size_t total, double elapsed)
+static void on_progress(void *ctx, size_t done, size_t total, double elapsed,
+                        double left)
 {
     (void)ctx;
-    opcost_report_progress(stderr, done, total, elapsed);
+    opcost_report_progress(stderr, done, total, elapsed, left);
     if (done == total && isatty(fileno(stderr)))
         fputc('\n', stderr);
 }

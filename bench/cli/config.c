@@ -32,6 +32,7 @@ enum {
     OPT_THRESHOLD,
     OPT_BASELINE,
     OPT_LLC_MIB,
+    OPT_TIME_BUDGET,
 };
 
 static const struct option options[] = {
@@ -59,6 +60,7 @@ static const struct option options[] = {
     {"model-budget-s", required_argument, NULL, OPT_MODEL_BUDGET},
     {"model-dtypes", required_argument, NULL, OPT_MODEL_DTYPES},
     {"full-bandwidth-wait-s", required_argument, NULL, OPT_FULL_BW_WAIT},
+    {"time-budget", required_argument, NULL, OPT_TIME_BUDGET},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -93,6 +95,20 @@ void opcost_config_usage(FILE *out)
         "  --out FILE           the results CSV, must end in .csv\n"
         "                       (default: results/<run_id>.csv)\n"
         "  --quick              a CI-sized run: fewer shapes, shorter budgets\n"
+        "  --time-budget S      seconds the whole run may take, 0..86400: a\n"
+        "                       plan made again before every point from what\n"
+        "                       the points so far cost here keeps to it. A\n"
+        "                       model point is timed only where its ratio can\n"
+        "                       reach a verdict (at a narrower model if need\n"
+        "                       be); then, first to give way: rounds beyond a\n"
+        "                       point's budget (spare time buys up to 4x),\n"
+        "                       the full-bandwidth hold, the replicates,\n"
+        "                       rounds down to a quarter of the budget, model\n"
+        "                       points, whole points of least weight. A cut "
+        "is\n"
+        "                       a skipped row whose note starts with budget:.\n"
+        "                       0: no budget, the full run (the default; make\n"
+        "                       bench gives 360)\n"
         "  --seed N             seed of the input values and the path order\n"
         "                       (default: 1)\n"
         "  --reps N             a point's rounds are cut into N repetitions\n"
@@ -506,6 +522,14 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
                 return bad(err, errlen, "model-budget-s",
                            "must be a number of seconds in 0.1..3600", optarg);
             cfg->model_budget_s = x;
+            break;
+        case OPT_TIME_BUDGET:
+            if (parse_real(optarg, 0, 86400, &x))
+                return bad(err, errlen, "time-budget",
+                           "must be a number of seconds in 0..86400 (0: no "
+                           "budget)",
+                           optarg);
+            cfg->time_budget_s = x;
             break;
         case OPT_FULL_BW_WAIT:
             if (parse_real(optarg, 0, 3600, &x))

@@ -2,6 +2,7 @@
 #include "bandwidth_state.h"
 #include "paired.h"
 #include "path.h"
+#include "report_budget.h"
 #include "report_estimate.h"
 #include "report_model.h"
 #include "rowops_bridge.h"
@@ -110,22 +111,24 @@ void opcost_report_header(FILE *f, const opcost_plan *cfg,
 }
 
 void opcost_report_progress(FILE *f, size_t done, size_t total,
-                            double elapsed_s)
+                            double elapsed_s, double left_s)
 {
-    const double left =
-        done ? elapsed_s / (double)done * (double)(total - done) : 0;
-    /* a terminal gets one line rewritten; a log a line per tenth */
+    /* a terminal gets one line rewritten; a log the first point's line
+     * (the first estimate from measured costs) and one per tenth */
     if (isatty(fileno(f)))
         fprintf(f, "\r  [%zu/%zu points] %.0f s elapsed, ~%.0f s left   ", done,
-                total, elapsed_s, left);
-    else if (done == total || done * 10 / total != (done - 1) * 10 / total)
+                total, elapsed_s, left_s);
+    else if (done == 1 || done == total ||
+             done * 10 / total != (done - 1) * 10 / total)
         fprintf(f, "  [%zu/%zu points] %.0f s elapsed, ~%.0f s left\n", done,
-                total, elapsed_s, left);
+                total, elapsed_s, left_s);
     fflush(f);
 }
 
 void opcost_report_settled(FILE *f, const opcost_run_settled *s)
 {
+    if (s->budget)
+        opcost_report_budget(f, s->budget);
     if (s->cpu_ceilings && s->probes)
         fprintf(f,
                 "paired probes: dram fused from %.1f to %.1f GB/s over the "

@@ -21,10 +21,11 @@ void opcost_report_header(FILE *f, const opcost_plan *cfg,
                           const char *pinning, const char *code, size_t points,
                           const char *out_path);
 
-/* One progress line (carriage return, no newline): points done, elapsed,
- * time left at the rate so far. */
+/* One progress line (on a terminal rewritten in place): points done, the
+ * run's seconds so far and the estimate of those left (budget.h: from
+ * what the points so far cost, compiles and model stacks included). */
 void opcost_report_progress(FILE *f, size_t done, size_t total,
-                            double elapsed_s);
+                            double elapsed_s, double left_s);
 
 /* After the points: the ceilings' drift over the run (CPU) and the
  * run-to-run noise (when points were measured again). */

@@ -9,6 +9,7 @@
 #include "point.h"
 #include "probe.h"
 #include "rounds.h"
+#include "timer.h"
 #include "timing.h"
 
 #include <errno.h>
@@ -440,7 +441,8 @@ static int time_point(ab_point *pt, char *err, size_t len)
         /* the time of one process a side: more processes, fewer rounds
          * (each round's ratio averages over them) */
         .budget_s = cfg->reps * cfg->rep_budget_s *
-                    (timed / pt->ab->processes + (pt->nmembers - timed)),
+                    (timed / pt->ab->processes + (pt->nmembers - timed)) *
+                    (pt->pc->plan ? pt->pc->plan->rounds_scale : 1),
         .min_rounds = (size_t)(cfg->reps > 10 ? cfg->reps : 10),
         .max_rounds = 100000,
         /* no strides: a pair's two sides must share their rounds (a slow
@@ -603,7 +605,7 @@ static int all_alive(const opcost_ab_ctx *ab)
 
 static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
                       int64_t point_seed, run_out *out, point_probe *probe,
-                      char *err, size_t len)
+                      opcost_point_cost *cost, char *err, size_t len)
 {
     (void)point_seed;
     opcost_ab_ctx *ab = ctx;
@@ -667,7 +669,10 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
                                 dispatch, sizeof dispatch, pwhy,
                                 sizeof pwhy) == OPCOST_STATUS_OK)
                     pt->probe.member = 0;
+                const int64_t t0 = opcost_now_ns();
                 rc = time_point(pt, err, len); /* err says why */
+                if (cost)
+                    cost->rounds_s = opcost_seconds_since(t0);
                 if (rc == 0 && (rc = summarize(pt)) != 0)
                     snprintf(err, len, "out of memory (samples)");
                 close_sides(pt);
@@ -707,5 +712,5 @@ static void holm_verdicts(void *ctx, run_out *out)
 
 opcost_point_measurer opcost_ab_measurer(opcost_ab_ctx *ctx)
 {
-    return (opcost_point_measurer){ctx, measure_ab, holm_verdicts, "-ab"};
+    return (opcost_point_measurer){ctx, measure_ab, holm_verdicts, "-ab", 2};
 }

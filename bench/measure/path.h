@@ -30,6 +30,12 @@ typedef struct opcost_path_run {
      * included): the members of a point start apart, so that none reads
      * sets another has just brought into the cache */
     int first_set;
+    /* a model path: time the narrower real configuration in place of the
+     * set's own model (the time budget chose it: budget.h) */
+    int model_narrow;
+    /* run by the time budget's pilot (model_pilot.h), not a point: what
+     * it compiles, the first point that uses it reports */
+    int pilot;
 } opcost_path_run;
 
 /* The end of the kernel path's dispatch_path at a point whose layout is

@@ -13,6 +13,7 @@
 #include "point.h"
 #include "results_csv.h"
 #include "rowops_bridge.h"
+#include "run_budget.h"
 #include "stats.h"
 #include "timer.h"
 
@@ -234,12 +235,19 @@ static int same_row(const opcost_result *a, const opcost_result *b)
  * measured here, two back-to-back runs put 50 % of medians outside
  * intervals from repetitions alone. Returns the pairs used. */
 static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
+                                const opcost_budget *budget, size_t k,
                                 run_out *out, size_t *points, double *noise)
 {
     const opcost_plan *cfg = ctx->cfg;
     *noise = NAN;
     *points = 0;
-    const size_t k = replicate_count(cfg, cl->n);
+    /* the points measured (a budget may have cut some), spread evenly */
+    size_t *kept = malloc((cl->n ? cl->n : 1) * sizeof *kept);
+    size_t nkept = 0;
+    for (size_t i = 0; kept && i < cl->n; ++i)
+        if (!budget || !opcost_budget_is_cut(budget, i))
+            kept[nkept++] = i;
+    k = k < nkept ? k : nkept;
     /* without the model paths: a model point takes tens of seconds, and
      * the op's rows say the run's noise as well */
     opcost_plan lean = *cfg;
@@ -250,16 +258,17 @@ static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
     point_context lean_ctx = *ctx;
     lean_ctx.cfg = &lean;
     lean_ctx.wait_left_s = NULL; /* the run's own points may wait */
+    lean_ctx.plan = NULL;        /* each at its rounds' budget */
     ctx = &lean_ctx;
     run_out again;
     memset(&again, 0, sizeof again);
     char err[1024];
     for (size_t j = 0; j < k && !opcost_interrupted(); ++j) {
         const size_t i =
-            (size_t)(((double)j + 0.5) * (double)cl->n / (double)k);
+            kept[(size_t)(((double)j + 0.5) * (double)nkept / (double)k)];
         opcost_nvtx_push(OPCOST_NVTX_DISTRIBUTION, cl->cases[i].distribution);
         const int failed = point_measure(ctx, &cl->cases[i], (int64_t)i, &again,
-                                         NULL, err, sizeof err);
+                                         NULL, NULL, err, sizeof err);
         opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
         if (failed)
             break;
@@ -282,6 +291,7 @@ static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
     }
     *noise = lr ? opcost_run_noise_q95(lr, n) : NAN;
     free(lr);
+    free(kept);
     free(again.rows);
     free(again.samples);
     return n;
@@ -466,7 +476,11 @@ typedef struct run_state {
     point_context ctx;
     double wait_left_s;  /* of cfg->full_bandwidth_wait_s */
     full_bandwidth full; /* the run's full DRAM bandwidth so far */
-    int64_t start;
+    int64_t start;       /* the first point's */
+    int64_t run_start;   /* the run's: what its time budget counts */
+    opcost_run_budget budget;
+    int pilots; /* the model stacks run in this process: piloted */
+    double replicates_s;
 } run_state;
 
 /* The default results name, results/<run_id><suffix>.csv, claimed: two
@@ -584,9 +598,77 @@ static int open_run(run_state *st)
         st->full.recalled = opcost_host_bandwidth_recall(cfg->threads);
     learn_full(&st->full, dram_best(&st->ceiling));
     st->ctx = (point_context){cfg,          &st->host,        dev,
-                              &st->ceiling, &st->wait_left_s, &st->full.gbps};
+                              &st->ceiling, &st->wait_left_s, &st->full.gbps,
+                              NULL};
+    return 0;
+}
+
+/* Says what a model pilot measured. */
+static void say_pilot(run_state *st, int g, int narrow,
+                      const opcost_model_pilot *m)
+{
+    const opcost_case *lo = &st->cl.cases[st->budget.group_span[g][0]];
+    const opcost_case *hi = &st->cl.cases[st->budget.group_span[g][1]];
+    const char *what = narrow ? "the narrower model's stack" : "model stack";
+    if (!m->available) {
+        /* the own model's rows say why where it has none here */
+        if (narrow)
+            say(st->hooks, 0, "%s pilot, %s %s: not timed (%s)", what,
+                lo->distribution, rowops_dtype_name(lo->dtype), m->why);
+        return;
+    }
+    char compile[80] = "";
+    if (isfinite(m->compile_s))
+        snprintf(compile, sizeof compile, "; a compiled path's compile %.1f s",
+                 m->compile_s);
+    say(st->hooks, 0,
+        "%s pilot, %s %s: a call %.1f ms at %lld tokens, %.1f ms at %lld%s "
+        "(%.1f s)",
+        what, lo->distribution, rowops_dtype_name(lo->dtype),
+        1e3 * (m->a_s + m->per_token_s * (double)lo->B), (long long)lo->B,
+        1e3 * (m->a_s + m->per_token_s * (double)hi->B), (long long)hi->B,
+        compile, m->seconds);
+}
+
+/* Phase 1b: the time budget's plan over the points (budget.h), and the
+ * model stacks piloted where they run in this process. 0, or 1 when
+ * memory ran out. */
+static int open_budget(run_state *st, int sides)
+{
+    const double gbps =
+        st->dev->cuda ? st->ceiling.best_gbps : dram_best(&st->ceiling);
+    if (opcost_run_budget_open(&st->budget, st->cfg, st->cl.cases, st->cl.n,
+                               gbps, st->ceiling.llc_bytes, st->dev->cuda,
+                               opcost_seconds_since(st->run_start), sides)) {
+        say(st->hooks, 1, "out of memory (the time budget)");
+        return 1;
+    }
+    for (int g = 0; st->pilots && g < st->budget.ngroups; ++g) {
+        opcost_model_pilot m;
+        opcost_run_budget_pilot(&st->budget, st->cfg, st->cl.cases,
+                                st->dev->rotate_bytes, g, 0, &m);
+        say_pilot(st, g, 0, &m);
+    }
     st->start = opcost_now_ns();
     return 0;
+}
+
+/* The plan for point i (budget.h), with the narrower model piloted first
+ * where the plan asks for it. */
+static void plan_point(run_state *st, size_t i, opcost_point_plan *plan)
+{
+    opcost_budget *b = st->budget.b;
+    const double elapsed = opcost_seconds_since(st->run_start);
+    opcost_budget_plan_point(b, i, elapsed, plan);
+    const int g = st->budget.points[i].model_group;
+    if (st->pilots && opcost_budget_wants_narrow(b, g)) {
+        opcost_model_pilot m;
+        opcost_run_budget_pilot(&st->budget, st->cfg, st->cl.cases,
+                                st->dev->rotate_bytes, g, 1, &m);
+        say_pilot(st, g, 1, &m);
+        opcost_budget_plan_point(b, i, opcost_seconds_since(st->run_start),
+                                 plan);
+    }
 }
 
 /* Phase 2: every point, journaled as it ends; the CPU ceilings probed
@@ -615,19 +697,43 @@ static int measure_points(run_state *st)
                 rc = 1;
             continue;
         }
-        point_probe probed;
-        if (st->measurer.measure(st->measurer.ctx, &st->ctx, &cl->cases[i],
-                                 (int64_t)i, &st->out, &probed, err,
-                                 sizeof err)) {
-            say(h, 1, "%s", err);
-            rc = 1;
+        opcost_point_plan plan;
+        plan_point(st, i, &plan);
+        opcost_point_cost cost;
+        memset(&cost, 0, sizeof cost);
+        cost.model_sigma = NAN;
+        const int64_t t0 = opcost_now_ns();
+        if (plan.cut) {
+            if (point_skip(&st->ctx, &cl->cases[i], plan.why, &st->out))
+                rc = 1;
+        } else {
+            /* the full-bandwidth hold, as much as the plan leaves time for */
+            double hold =
+                plan.hold_s < st->wait_left_s ? plan.hold_s : st->wait_left_s;
+            const double allowed = hold;
+            point_context pc = st->ctx;
+            pc.plan = &plan;
+            pc.wait_left_s = &hold;
+            point_probe probed;
+            if (st->measurer.measure(st->measurer.ctx, &pc, &cl->cases[i],
+                                     (int64_t)i, &st->out, &probed, &cost, err,
+                                     sizeof err)) {
+                say(h, 1, "%s", err);
+                rc = 1;
+            }
+            st->wait_left_s -= allowed - hold;
+            if (!st->dev->cuda)
+                note_probe(&st->ceiling, &st->probes, &st->full, &probed);
         }
-        if (!st->dev->cuda)
-            note_probe(&st->ceiling, &st->probes, &st->full, &probed);
+        cost.total_s = opcost_seconds_since(t0);
+        opcost_budget_point_done(st->budget.b, i, &cost);
         opcost_journal_add(st->journal, st->out.rows, st->out.nrows,
                            st->out.samples, st->out.nsamples);
-        if (h && h->progress)
-            h->progress(h->ctx, i + 1, cl->n, opcost_seconds_since(st->start));
+        if (h && h->progress) {
+            const double elapsed = opcost_seconds_since(st->run_start);
+            h->progress(h->ctx, i + 1, cl->n, elapsed,
+                        opcost_budget_left_s(st->budget.b, elapsed));
+        }
     }
     if (distribution)
         opcost_nvtx_pop(OPCOST_NVTX_DISTRIBUTION);
@@ -643,12 +749,17 @@ static void settle_rows(run_state *st, int complete)
     const opcost_plan *cfg = st->cfg;
     run_out *out = &st->out;
     opcost_run_settled s = {.noise = NAN, .ceiling = &st->ceiling};
-    if (complete && !opcost_interrupted() &&
-        replicate_count(cfg, st->cl.n) > 0) {
+    const size_t replicates =
+        opcost_budget_replicates(st->budget.b, replicate_count(cfg, st->cl.n),
+                                 opcost_seconds_since(st->run_start));
+    if (complete && !opcost_interrupted() && replicates > 0) {
+        const int64_t t0 = opcost_now_ns();
         opcost_nvtx_push(OPCOST_NVTX_RUN, "run noise");
-        s.noise_pairs = measure_run_noise(&st->ctx, &st->cl, out,
-                                          &s.noise_points, &s.noise);
+        s.noise_pairs =
+            measure_run_noise(&st->ctx, &st->cl, st->budget.b, replicates, out,
+                              &s.noise_points, &s.noise);
         opcost_nvtx_pop(OPCOST_NVTX_RUN);
+        st->replicates_s = opcost_seconds_since(t0);
     }
     if (!st->dev->cuda) {
         if (!opcost_interrupted())
@@ -676,6 +787,11 @@ static void settle_rows(run_state *st, int complete)
         apply_run_noise(out, s.noise);
     if (st->measurer.settle)
         st->measurer.settle(st->measurer.ctx, out);
+    opcost_budget_finish(st->budget.b, st->replicates_s,
+                         opcost_seconds_since(st->run_start));
+    opcost_budget_summary budget;
+    opcost_budget_summarize(st->budget.b, &budget);
+    s.budget = &budget;
     if (st->hooks && st->hooks->settled)
         st->hooks->settled(st->hooks->ctx, &s);
 }
@@ -728,33 +844,38 @@ static int write_run(run_state *st, int rc)
     st->journal = NULL;
     if (written && h && h->finished)
         h->finished(h->ctx, out->rows, out->nrows, st->out_path,
-                    opcost_seconds_since(st->start));
+                    opcost_seconds_since(st->run_start));
     return rc;
 }
 
 static int measure_here(void *ctx, const point_context *pc,
                         const opcost_case *c, int64_t point_seed, run_out *out,
-                        point_probe *probe, char *err, size_t len)
+                        point_probe *probe, opcost_point_cost *cost, char *err,
+                        size_t len)
 {
     (void)ctx;
-    return point_measure(pc, c, point_seed, out, probe, err, len);
+    return point_measure(pc, c, point_seed, out, probe, cost, err, len);
 }
 
 int opcost_pipeline_run(const opcost_plan *cfg, run_device *dev,
                         const opcost_run_hooks *hooks,
                         const opcost_point_measurer *measurer)
 {
-    static const opcost_point_measurer here = {NULL, measure_here, NULL, ""};
+    static const opcost_point_measurer here = {NULL, measure_here, NULL, "", 1};
     run_state *st = calloc(1, sizeof *st);
     if (!st) {
         say(hooks, 1, "out of memory");
         return 1;
     }
+    st->run_start = opcost_now_ns();
     st->cfg = cfg;
     st->dev = dev;
     st->hooks = hooks;
     st->measurer = measurer ? *measurer : here;
+    st->pilots = measurer == NULL;
     int rc = open_run(st);
+    if (rc == 0)
+        rc = open_budget(st, st->measurer.sides > 0 ? st->measurer.sides : 1);
     if (rc == 0) {
         rc = measure_points(st);
         settle_rows(st, rc == 0);
@@ -762,6 +883,7 @@ int opcost_pipeline_run(const opcost_plan *cfg, run_device *dev,
     }
     if (st->claim[0])
         unlink(st->claim);
+    opcost_run_budget_close(&st->budget);
     free(st->out.rows);
     free(st->out.samples);
     free_cases(&st->cl);

@@ -7,6 +7,7 @@
 #ifndef OPCOST_PIPELINE_H
 #define OPCOST_PIPELINE_H
 
+#include "budget.h"
 #include "ceiling.h"
 #include "hostinfo.h"
 #include "plan.h"
@@ -33,6 +34,8 @@ typedef struct opcost_run_settled {
     /* the full DRAM bandwidth they were classed against, and what earlier
      * runs on this machine remembered (host_bandwidth.h; 0: none) */
     double full_gbps, recalled_gbps;
+    /* what each part of the run cost, and what its time budget cut */
+    const opcost_budget_summary *budget;
 } opcost_run_settled;
 
 /* The caller's side of a run: each hook may be NULL. */
@@ -42,7 +45,10 @@ typedef struct opcost_run_hooks {
     void (*started)(void *ctx, const opcost_plan *plan,
                     const opcost_hostinfo *host, const opcost_ceiling *ceiling,
                     const run_device *dev, size_t points, const char *out_path);
-    void (*progress)(void *ctx, size_t done, size_t total, double elapsed_s);
+    /* after each point: the run's seconds so far and its estimate of
+     * those left (budget.h) */
+    void (*progress)(void *ctx, size_t done, size_t total, double elapsed_s,
+                     double left_s);
     /* one line to say (is_error: a failure, else a notice) */
     void (*message)(void *ctx, int is_error, const char *text);
     void (*settled)(void *ctx, const opcost_run_settled *s);
@@ -65,12 +71,14 @@ typedef struct opcost_point_measurer {
     void *ctx;
     int (*measure)(void *ctx, const point_context *pc, const opcost_case *c,
                    int64_t point_seed, run_out *out, point_probe *probe,
-                   char *err, size_t len);
+                   opcost_point_cost *cost, char *err, size_t len);
     /* after every point, before the rows are written (NULL: nothing) */
     void (*settle)(void *ctx, run_out *out);
     /* the results file's name without a --out: <results>/<run_id><suffix>
      * .csv */
     const char *suffix;
+    /* the builds whose members a round holds (opcost ab: 2) */
+    int sides;
 } opcost_point_measurer;
 
 /* Every point of the plan on dev; the exit status: 0 when every row was

@@ -72,6 +72,10 @@ typedef struct opcost_plan {
      * default only at the dtype the model is published in (its
      * config.json's torch_dtype, shapes/models/decoders.csv) */
     int model_all_dtypes;
+    /* --time-budget: seconds the whole run may take, which its plan keeps
+     * to (budget.h: what gives way, the rows it cuts say so); 0: no
+     * budget, every point as the settings say */
+    double time_budget_s;
 } opcost_plan;
 
 /* Whether a path or a kernel variant runs on the plan's device. */

@@ -190,6 +190,7 @@ typedef struct point {
     opcost_member members[POINT_ROWS_MAX + 1];
     int nmembers;
     opcost_rounds_result rounds;
+    opcost_point_cost cost;
 } point;
 
 opcost_status point_start(const opcost_plan *cfg, int cuda,
@@ -368,10 +369,14 @@ static int open_point(point *pt, char *err, size_t len)
         if (path == cfg->baseline_path &&
             s->run.variant == cfg->baseline_variant)
             pt->baseline = pt->nslots - 1;
-        if (pt->made)
+        if (pt->made) {
             point_row_status(row, OPCOST_STATUS_ERROR, pt->why);
-        else
+        } else {
+            const int64_t t0 = opcost_now_ns();
             start_slot(pt, s, row);
+            if (path->model)
+                pt->cost.model_setup_s += opcost_seconds_since(t0);
+        }
     }
     for (int i = 0; i < pt->nslots; ++i)
         pt->slots[i].baseline = slot_baseline(pt, &pt->slots[i]);
@@ -459,9 +464,11 @@ static int time_point(point *pt, char *err, size_t len)
         if (pt->probe.member >= 0 && !s->run.path->model)
             pairs[np++] = (opcost_rounds_pair){pt->probe.member, m};
     }
+    const opcost_point_plan *plan = pt->ctx->plan;
     opcost_rounds_rule rule = {
         .target_rel = cfg->noise_target,
-        .budget_s = cfg->reps * cfg->rep_budget_s * pt->nmembers,
+        .budget_s = cfg->reps * cfg->rep_budget_s * pt->nmembers *
+                    (plan ? plan->rounds_scale : 1),
         .min_rounds = (size_t)(cfg->reps > 10 ? cfg->reps : 10),
         .max_rounds = 100000,
         .slow_factor = 8,
@@ -471,7 +478,10 @@ static int time_point(point *pt, char *err, size_t len)
     };
     for (int i = 0; i < pt->nslots; ++i)
         if (pt->slots[i].member >= 0 && pt->slots[i].run.path->model) {
-            rule.budget_s += cfg->model_budget_s;
+            /* the time budget's rounds for a verdict, else the setting */
+            rule.budget_s += plan && plan->model_rounds_s > 0
+                                 ? plan->model_rounds_s
+                                 : cfg->model_budget_s;
             break;
         }
     double *wait = pt->ctx->wait_left_s;
@@ -589,6 +599,7 @@ static void attribute_point(point *pt, double kernel_median)
     for (int i = 0; i < pt->nslots; ++i) {
         path_slot *s = &pt->slots[i];
         opcost_result *row = &pt->out->rows[s->row_index];
+        const int64_t t0 = opcost_now_ns();
         if (s->timing && row->status == OPCOST_STATUS_OK &&
             !s->run.path->model) {
             opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
@@ -605,7 +616,45 @@ static void attribute_point(point *pt, double kernel_median)
         if (s->run.priv && s->run.path->evidence &&
             row->status == OPCOST_STATUS_OK)
             s->run.path->evidence(&s->run, row);
+        if (s->run.path->model)
+            pt->cost.model_after_s += opcost_seconds_since(t0);
     }
+}
+
+/* The point's compile times (its rows' compile_ms), its model members'
+ * part of the rounds (their samples' calls, the lead-in included), the
+ * rounds held for full bandwidth, and the model pairs' per-round
+ * log-ratio spread (their intervals' half-widths over the t quantile,
+ * times the square root of their rounds: the median of the pairs). */
+static void cost_of_parts(point *pt)
+{
+    double sigma[POINT_ROWS_MAX];
+    int nsigma = 0;
+    pt->cost.held_s = pt->rounds.held_s;
+    for (int i = 0; i < pt->nslots; ++i) {
+        const path_slot *s = &pt->slots[i];
+        const double ms = pt->out->rows[s->row_index].compile_ms;
+        if (ms > 0 && isfinite(ms)) {
+            pt->cost.compile_s += ms / 1e3;
+            if (s->run.path->model)
+                pt->cost.model_compile_s += ms / 1e3;
+        }
+        if (s->member < 0 || !s->run.path->model)
+            continue;
+        const opcost_result *row = &pt->out->rows[s->row_index];
+        if (row->rounds != OPCOST_INT_NA && row->rounds > 1 &&
+            row->ratio_ci95_rel > 0 && isfinite(row->ratio_ci95_rel))
+            sigma[nsigma++] =
+                log1p(row->ratio_ci95_rel) / 1.96 * sqrt((double)row->rounds);
+        const opcost_member *m = &pt->members[s->member];
+        const int lead_in = s->timer.lead_in >= 0
+                                ? s->timer.lead_in
+                                : s->timer.call_us < OPCOST_LEAD_IN_BELOW_US;
+        const double calls = s->timer.batch + lead_in;
+        for (size_t k = 0; k < m->n; ++k)
+            pt->cost.model_rounds_s += m->us[k] * calls / 1e6;
+    }
+    pt->cost.model_sigma = nsigma ? point_median(sigma, (size_t)nsigma) : NAN;
 }
 
 /* Phase 5: every path released, every timer, sample and buffer freed
@@ -631,8 +680,9 @@ static void close_point(point *pt)
 
 int point_measure(const point_context *ctx, const opcost_case *c,
                   int64_t point_seed, run_out *out, point_probe *probe,
-                  char *err, size_t len)
+                  opcost_point_cost *cost, char *err, size_t len)
 {
+    const int64_t start = opcost_now_ns();
     /* large (a slot per selectable path x variant): not on the stack */
     point *pt = calloc(1, sizeof *pt);
     if (!pt) {
@@ -650,12 +700,16 @@ int point_measure(const point_context *ctx, const opcost_case *c,
                       rowops_dtype_name(c->dtype),
                       opcost_layout_name(c->layout));
     int rc = open_point(pt, err, len);
+    pt->cost.setup_s = opcost_seconds_since(start);
     if (rc == 0) {
         /* what the paths loaded (the Python extension) on 2 MiB pages too */
         opcost_code_pages cp;
         opcost_code_to_huge_pages(NULL, &cp);
+        const int64_t t0 = opcost_now_ns();
         rc = time_point(pt, err, len);
+        pt->cost.rounds_s = opcost_seconds_since(t0);
     }
+    const int64_t after = opcost_now_ns();
     if (rc == 0) {
         int oom;
         const double kernel_median = summarize_point(pt, &oom);
@@ -668,7 +722,12 @@ int point_measure(const point_context *ctx, const opcost_case *c,
     }
     if (probe)
         *probe = pt->probed;
+    cost_of_parts(pt);
     close_point(pt);
+    pt->cost.after_s = opcost_seconds_since(after);
+    pt->cost.total_s = opcost_seconds_since(start);
+    if (cost)
+        *cost = pt->cost;
     opcost_nvtx_pop(OPCOST_NVTX_SHAPE);
     free(pt);
     return rc;

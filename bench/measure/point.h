@@ -5,6 +5,7 @@
 #ifndef OPCOST_POINT_H
 #define OPCOST_POINT_H
 
+#include "budget.h"
 #include "ceiling.h"
 #include "plan.h"
 #include "point_rows.h"
@@ -54,11 +55,12 @@ void point_probe_measured(point_probe *info, const opcost_member *m,
 
 /* Verifies and times point c on every selected (path, variant), one row
  * each appended to out (samples too); point_seed varies the inputs; probe
- * (may be NULL) gets what the paired probe measured. 0, or -1 with err
- * when memory ran out (the rows so far stay). */
+ * (may be NULL) gets what the paired probe measured, cost (may be NULL)
+ * what the point cost. 0, or -1 with err when memory ran out (the rows
+ * so far stay). */
 int point_measure(const point_context *ctx, const opcost_case *c,
                   int64_t point_seed, run_out *out, point_probe *probe,
-                  char *err, size_t len);
+                  opcost_point_cost *cost, char *err, size_t len);
 
 /* A path made ready to time on run->w: prepared, verified on poisoned
  * outputs against the C double reference, calibrated and warmed up

@@ -4,6 +4,7 @@
 #define OPCOST_POINT_ROWS_H
 
 #include "bandwidth_state.h"
+#include "budget.h"
 #include "ceiling.h"
 #include "cupti_tracer.h"
 #include "hostinfo.h"
@@ -55,6 +56,8 @@ typedef struct point_context {
      * ceilings' and the classed probes' highest window medians (NULL or
      * 0: none) */
     const double *full_gbps;
+    /* the time budget's plan for this point (budget.h); NULL: none */
+    const opcost_point_plan *plan;
 } point_context;
 
 /* A point's rows: one per (path, variant) of the selection, in its order

@@ -100,17 +100,31 @@ static size_t sets_for(double set_bytes, size_t llc_bytes, int cold)
     return (size_t)n;
 }
 
-double opcost_workload_bytes(const opcost_case *c, size_t llc_bytes, int cold)
+/* A set's input and output bytes (in double: shape files may hold sizes
+ * whose bytes overflow size_t). */
+static void set_bytes(const opcost_case *c, double *set_in, double *set_out)
 {
-    /* in double: shape files may hold sizes whose bytes overflow size_t */
     const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     const double es = (double)rowops_dtype_size(c->dtype);
     const double elems = (double)c->B * ((double)c->N + 3) + 64;
     const double in_one = elems * es;
-    const double set_in =
+    *set_in =
         in_one * (fused ? 2 : 1) +
         (fused ? (double)c->N * (double)rowops_dtype_size(c->weight_dtype) : 0);
-    const double set_out = (double)c->B * (double)c->N * es * (fused ? 2 : 1);
+    *set_out = (double)c->B * (double)c->N * es * (fused ? 2 : 1);
+}
+
+double opcost_workload_sets(const opcost_case *c, size_t llc_bytes, int cold)
+{
+    double set_in, set_out;
+    set_bytes(c, &set_in, &set_out);
+    return (double)sets_for(set_in + set_out, llc_bytes, cold);
+}
+
+double opcost_workload_bytes(const opcost_case *c, size_t llc_bytes, int cold)
+{
+    double set_in, set_out;
+    set_bytes(c, &set_in, &set_out);
     const double nsets = (double)sets_for(set_in + set_out, llc_bytes, cold);
     const double inputs = set_in * nsets;
     /* the kernel path's contiguous copies, its outputs, and the fresh

@@ -147,6 +147,10 @@ rowops_call opcost_workload_host_call(const opcost_workload *w, int set);
  * shape files may hold sizes that overflow size_t. */
 double opcost_workload_bytes(const opcost_case *c, size_t llc_bytes, int cold);
 
+/* The input sets a point's calls rotate over (about: opcost_workload_make
+ * aligns the sets), what its setup's cost grows with. */
+double opcost_workload_sets(const opcost_case *c, size_t llc_bytes, int cold);
+
 /* The call on set `set`: inputs in the original layout, the set's
  * contiguous outputs. */
 rowops_call opcost_workload_call(const opcost_workload *w, int set);

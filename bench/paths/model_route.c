@@ -64,9 +64,10 @@ int opcost_model_prepare(opcost_path_run *r, char *why, size_t len)
     if (!sets)
         return opcost_python_error(why, len);
     PyObject *made = PyObject_CallMethod(
-        m, "model_runner", "(ssNsi)", r->path->name,
+        m, "model_runner", "(ssNsizi)", r->path->name,
         rowops_dtype_name(w->c.dtype), sets, w->c.distribution,
-        plan ? plan->model_all_dtypes : 0);
+        plan ? plan->model_all_dtypes : 0,
+        r->model_narrow ? OPCOST_MODEL_NARROW_CONFIG : NULL, r->pilot);
     if (!made)
         return opcost_python_error(why, len);
     PyObject *runner = NULL, *skip = NULL;
@@ -83,8 +84,11 @@ int opcost_model_prepare(opcost_path_run *r, char *why, size_t len)
     }
     Py_INCREF(runner);
     Py_DECREF(made);
-    snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s",
-             "transformers LlamaDecoderLayer stack");
+    snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s%s",
+             "transformers LlamaDecoderLayer stack",
+             r->model_narrow ? " of " OPCOST_MODEL_NARROW_CONFIG
+                               " (narrowed for --time-budget)"
+                             : "");
     return opcost_python_adopt(r, runner, why, len);
 }
 

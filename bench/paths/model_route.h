@@ -12,6 +12,11 @@
 #include "path.h"
 #include "python_route.h"
 
+/* The narrower real configuration (shapes/models/decoders.csv) a model
+ * path times in place of the set's own model where the run's time budget
+ * asks for it (opcost_path_run.model_narrow). */
+#define OPCOST_MODEL_NARROW_CONFIG "llama-3.2-1b"
+
 int opcost_model_applies(const opcost_case *c);
 int opcost_model_prepare(opcost_path_run *r, char *why, size_t len);
 int opcost_model_verify(opcost_path_run *r, int set, char *why, size_t len);

@@ -17,6 +17,7 @@ typedef struct python_state {
     int nsets;
     double compile_ms;
     int compiled_first;
+    int compiled_by_pilot; /* the model stacks' pilot compiled it */
 } python_state;
 
 /* torch-add-python: the calibration path, h alone (one output). */
@@ -58,6 +59,11 @@ static int adopt(python_state *s, PyObject *runner)
     }
     Py_XDECREF(ms);
     Py_XDECREF(first);
+    /* only the model paths' runners have it */
+    PyObject *pilot = PyObject_GetAttrString(runner, "compiled_by_pilot");
+    s->compiled_by_pilot = pilot && PyObject_IsTrue(pilot) == 1;
+    Py_XDECREF(pilot);
+    PyErr_Clear();
     return ok ? 0 : -1;
 }
 
@@ -269,9 +275,12 @@ void opcost_python_annotate(opcost_path_run *r, char *note, size_t len)
                      "(tokens dynamic)"
                    : "AOTInductor package built at this point (tokens "
                      "dynamic)")
-        : s->compiled_first ? "compiled at this point (dynamic shapes)"
-                            : "graph reused from an earlier point "
-                              "(dynamic shapes)";
+        : s->compiled_by_pilot ? "compiled for this point by the model "
+                                 "stacks' pilot, before the points "
+                                 "(dynamic shapes)"
+        : s->compiled_first    ? "compiled at this point (dynamic shapes)"
+                               : "graph reused from an earlier point "
+                                 "(dynamic shapes)";
     snprintf(note + used, len - used, "%s%s", used ? "; " : "", what);
     if (recompiles > 0) {
         const size_t u = strlen(note);

@@ -435,6 +435,10 @@ def graph_breaks_counted():
 _STACKS = {}
 _CALLABLES = {}
 _REFERENCE = {}  # the float64 stack of the dtype last verified
+# what a pilot of the time budget compiled (model_runner(pilot=True)), by
+# (callable key, one token): (ms, graph breaks), reported by the first
+# point of that class as its own compile
+_PILOT_COMPILES = {}
 
 
 def stack_for(model_name, model, dtype, config=None, device="cpu"):
@@ -632,7 +636,8 @@ class ModelRunner:
     opcost_bench.Runner; verify(set, result) against the float64 stack;
     evidence() after timing."""
 
-    def __init__(self, path, dtype, sets, model_name, model, config=None):
+    def __init__(self, path, dtype, sets, model_name, model, config=None,
+                 pilot=False):
         _, norm, mode = path.split("-")
         if norm not in NORMS or mode not in MODES:
             raise ValueError(f"unknown model path {path!r}")
@@ -644,10 +649,15 @@ class ModelRunner:
         self.dt = _DTYPES[dtype]
         self.args = []
         tokens = None
+        hidden = (config.hidden_size if config is not None
+                  else model["hidden_size"])
         for s in sets:
             x = wrap(*s[0])  # x [B, N], contiguous, on the run's device
             tokens = x.shape[0]
+            if x.shape[1] != hidden:  # a narrower model than the point's
+                x = x[:, :hidden].contiguous()
             self.args.append([x.view(1, *x.shape)])
+        self.narrowed_from = None
         self.device = self.args[0][0].device
         self.stack = stack_for(model_name, model, self.dt, config,
                                self.device)
@@ -662,6 +672,7 @@ class ModelRunner:
             key, self.stack, norm, mode)
         self.compile_ms = float("nan")
         self.compiled_first = False
+        self.compiled_by_pilot = False
         self.breaks = None
         if mode == "compiled":
             before = self._backend.compiles
@@ -673,6 +684,13 @@ class ModelRunner:
             self.compiled_first = self._backend.compiles > before
             if self.compiled_first:
                 self.compile_ms = elapsed
+            cls = (key, tokens == 1)
+            if self.compiled_first and pilot:
+                _PILOT_COMPILES[cls] = (elapsed, self.breaks)
+            elif not self.compiled_first and cls in _PILOT_COMPILES:
+                # the pilot's compile was this point's graph
+                self.compile_ms, self.breaks = _PILOT_COMPILES.pop(cls)
+                self.compiled_first = self.compiled_by_pilot = True
         elif mode == "aoti":
             self.breaks = 0  # torch.export makes one graph or fails
             if not self.fn.reported:  # the package's first point
@@ -784,16 +802,26 @@ class ModelRunner:
         if self.verified is None:
             return ""
         rel, tol = self.verified
+        narrowed = ""
+        if self.narrowed_from:
+            narrowed = (f" (in place of {self.narrowed_from}'s stack, "
+                        "which the time budget could not give a verdict: "
+                        f"the first {self.stack.config.hidden_size} of the "
+                        "point's columns as its hidden states)")
         return (f"{LAYERS} x transformers LlamaDecoderLayer of "
-                f"{self.model_name}, {self.tokens} token"
+                f"{self.model_name}{narrowed}, {self.tokens} token"
                 f"{'s' if self.tokens != 1 else ''} per forward; output "
                 f"{rel:.2g} from float64 as shipped (tolerance {tol:g})")
 
 
-def model_runner(path, dtype, sets, distribution, all_dtypes=False):
+def model_runner(path, dtype, sets, distribution, all_dtypes=False,
+                 narrow=None, pilot=False):
     """(ModelRunner, None), or (None, why) when the shape set has no model
     here, or (unless all_dtypes) dtype is not the one the model is
-    published in."""
+    published in. narrow: a model of shapes/models/decoders.csv timed in
+    place of the set's own (the run's time budget chose it), on the first
+    of the point's columns. pilot: the time budget's pilot (what it
+    compiles, the first point of its class reports)."""
     models = load_models()
     name = model_of(distribution, models)
     if name is None:
@@ -808,4 +836,38 @@ def model_runner(path, dtype, sets, distribution, all_dtypes=False):
     if hidden != models[name]["hidden_size"]:
         return None, (f"N = {hidden} is not {name}'s hidden size "
                       f"({models[name]['hidden_size']})")
-    return ModelRunner(path, dtype, sets, name, models[name]), None
+    if narrow:
+        if narrow not in models or models[narrow]["hidden_size"] > hidden:
+            return None, (f"no model {narrow!r} narrower than N = {hidden} "
+                          "in shapes/models/decoders.csv")
+        runner = ModelRunner(path, dtype, sets, narrow, models[narrow],
+                             pilot=pilot)
+        runner.narrowed_from = name
+        return runner, None
+    return ModelRunner(path, dtype, sets, name, models[name],
+                       pilot=pilot), None
+
+
+def stack_call_seconds(distribution, dtype, tokens, narrow=None, calls=3):
+    """The time one call of the stack as shipped, eager, takes at `tokens`
+    tokens (the median of `calls` after one untimed), for the time budget's
+    plan (bench/measure/budget.h): the set's own model, or narrow. The
+    stack is the one the model paths use (built once, kept). NaN when the
+    set has no model."""
+    models = load_models()
+    name = narrow or model_of(distribution, models)
+    if name is None or name not in models:
+        return float("nan")
+    stack = stack_for(name, models[name], _DTYPES[dtype])
+    fn = _shipped(stack.layers)
+    h = torch.randn(1, tokens, stack.config.hidden_size,
+                    generator=torch.Generator().manual_seed(0)).to(stack.dtype)
+    cos, sin = stack.rotary(tokens)
+    times = []
+    for i in range(calls + 1):
+        start = time.perf_counter()
+        fn(h, cos, sin)
+        if i:
+            times.append(time.perf_counter() - start)
+    times.sort()
+    return times[len(times) // 2]
