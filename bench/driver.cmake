@@ -135,6 +135,11 @@ if(ROWOPS_WITH_TORCH)
   # alone under ctest -j: it builds AOTInductor packages (a C++ compile
   # on every core) beside tests that time what they run
   set_tests_properties(opcost_model_paths PROPERTIES RUN_SERIAL TRUE)
+  # --time-budget 60 on a small set: kept within the run's own margin,
+  # every row there, every cut said
+  add_test(NAME opcost_time_budget
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/time_budget.sh $<TARGET_FILE:opcost>
+      ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
   add_test(NAME opcost_cli_help
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_help.sh $<TARGET_FILE:opcost>
       ${CMAKE_SOURCE_DIR})

@@ -32,7 +32,8 @@ void opcost_report_budget(FILE *f, const opcost_budget_summary *s)
                 "; the model stacks': pilots %.1f, setup %.1f, compiles %.1f, "
                 "rounds %.1f, evidence %.1f",
                 s->pilot_s, m->setup_s, m->compile_s, m->rounds_s, m->after_s);
-    fprintf(f, "); replicates %.1f s; end %.1f s\n", s->replicates_s, s->end_s);
+    fprintf(f, "); replicates %.1f s; end %.1f s; the longest point %.1f s\n",
+            s->replicates_s, s->end_s, s->longest_s);
     if (s->budget_s <= 0)
         return;
     char cut[1024] = "", one[256];

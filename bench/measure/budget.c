@@ -467,7 +467,9 @@ static double cut_points(opcost_budget *b, size_t i, double left)
         size_t worst = b->n;
         double worst_rate = INFINITY, worst_cost = 0;
         for (size_t j = i; j < b->n; ++j) {
-            if (b->cut[j])
+            /* the run's first point also pays the process's start,
+             * which cutting it would only move to the next */
+            if (b->cut[j] || (j == i && !b->first_seen))
                 continue;
             const double c = op_cost(b, j, b->rule.min_scale);
             /* the point at hand counts double: its cut is for good, a
@@ -912,6 +914,7 @@ void opcost_budget_summarize(const opcost_budget *b, opcost_budget_summary *s)
     s->replicates_s = b->replicates_s;
     for (size_t j = 0; j < b->n; ++j) {
         const opcost_point_cost *c = &b->cost[j];
+        s->longest_s = c->total_s > s->longest_s ? c->total_s : s->longest_s;
         s->cut_points += b->cut[j];
         const int g = b->p[j].model_group;
         if (b->p[j].model_members && !b->cut[j] && g >= 0 &&

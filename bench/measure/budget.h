@@ -97,6 +97,9 @@ typedef struct opcost_budget_summary {
      * models' parts of the points, the replicates, after them */
     double start_s, pilot_s, end_s, replicates_s;
     opcost_point_cost op, model;
+    /* the longest point: what a run can overrun its budget by, at most
+     * (the plan cannot split a point) */
+    double longest_s;
 } opcost_budget_summary;
 
 typedef struct opcost_budget opcost_budget;

@@ -78,8 +78,9 @@ static double call_seconds(opcost_path_run *r, char *why, size_t len)
 }
 
 void opcost_model_pilot_run(const opcost_plan *plan, const opcost_case *lo,
-                            const opcost_case *hi, int narrow,
-                            size_t rotate_bytes, opcost_model_pilot *out)
+                            const opcost_case *hi, const opcost_case *main,
+                            int narrow, size_t rotate_bytes,
+                            opcost_model_pilot *out)
 {
     memset(out, 0, sizeof *out);
     out->a_s = out->per_token_s = out->compile_s = NAN;
@@ -109,14 +110,15 @@ void opcost_model_pilot_run(const opcost_plan *plan, const opcost_case *lo,
         if (out->a_s < 0)
             out->a_s = 0;
         /* a compile, where a compiled model path runs: its graph for
-         * lo's class, which lo's point then reuses (the narrower model's
-         * graphs are the same code, and compile alike: not piloted) */
+         * main's class, which main's point then reuses (the narrower
+         * model's graphs are the same code, and compile alike: not
+         * piloted) */
         const opcost_path *cp = narrow ? NULL : model_path(plan, 1);
         opcost_workload w;
         opcost_path_run r;
         char why[256];
         if (cp && cp->compile_ms &&
-            start(plan, cp, lo, narrow, rotate_bytes, &w, &r, why,
+            start(plan, cp, main, narrow, rotate_bytes, &w, &r, why,
                   sizeof why) == 0) {
             const double ms = cp->compile_ms(&r);
             out->compile_s = ms > 0 ? ms / 1e3 : NAN;

@@ -21,11 +21,14 @@ typedef struct opcost_model_pilot {
 } opcost_model_pilot;
 
 /* Pilots the stack of the plan's model paths at points lo and hi (the
- * group's fewest and most tokens; the same point twice is one), in the
- * narrower configuration where narrow. Never fails: out says what it
+ * group's fewest and most tokens; the same point twice is one) and a
+ * compile at point main (the group's of most weight, whose point then
+ * reuses the graph), in the narrower configuration where narrow (no
+ * compile: its graphs are the same code). Never fails: out says what it
  * could not measure. */
 void opcost_model_pilot_run(const opcost_plan *plan, const opcost_case *lo,
-                            const opcost_case *hi, int narrow,
-                            size_t rotate_bytes, opcost_model_pilot *out);
+                            const opcost_case *hi, const opcost_case *main,
+                            int narrow, size_t rotate_bytes,
+                            opcost_model_pilot *out);
 
 #endif

@@ -369,9 +369,15 @@ static int open_point(point *pt, char *err, size_t len)
         if (path == cfg->baseline_path &&
             s->run.variant == cfg->baseline_variant)
             pt->baseline = pt->nslots - 1;
+        const opcost_point_plan *plan = ctx->plan;
         if (pt->made) {
             point_row_status(row, OPCOST_STATUS_ERROR, pt->why);
+        } else if (path->model && plan && plan->model == OPCOST_MODEL_CUT) {
+            point_row_status(row, OPCOST_STATUS_SKIPPED, plan->why);
         } else {
+            /* the time budget's narrower model, where it chose one */
+            s->run.model_narrow =
+                path->model && plan && plan->model == OPCOST_MODEL_NARROW;
             const int64_t t0 = opcost_now_ns();
             start_slot(pt, s, row);
             if (path->model)
@@ -655,6 +661,12 @@ static void cost_of_parts(point *pt)
             pt->cost.model_rounds_s += m->us[k] * calls / 1e6;
     }
     pt->cost.model_sigma = nsigma ? point_median(sigma, (size_t)nsigma) : NAN;
+    /* a graph the model stacks' pilot compiled is reported by its point
+     * but was paid before it: not this point's time */
+    if (pt->cost.model_compile_s > pt->cost.model_setup_s) {
+        pt->cost.compile_s -= pt->cost.model_compile_s - pt->cost.model_setup_s;
+        pt->cost.model_compile_s = pt->cost.model_setup_s;
+    }
 }
 
 /* Phase 5: every path released, every timer, sample and buffer freed

@@ -99,7 +99,7 @@ int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
             pt->model_group = index_of(gkeys, &rb->ngroups, key);
             size_t *span = rb->group_span[pt->model_group];
             if (pt->model_group == before)
-                span[0] = span[1] = i;
+                span[0] = span[1] = span[2] = i;
             if (c->B < cases[span[0]].B)
                 span[0] = i;
             if (c->B > cases[span[1]].B)
@@ -153,6 +153,8 @@ int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
         const int mg = rb->points[i].model_group;
         rb->points[i].model_value =
             mg >= 0 && msum[mg] > 0 ? cases[i].freq / msum[mg] : 0;
+        if (mg >= 0 && cases[i].freq > cases[rb->group_span[mg][2]].freq)
+            rb->group_span[mg][2] = i;
     }
     free(first);
     free(sum);
@@ -191,8 +193,8 @@ void opcost_run_budget_pilot(opcost_run_budget *rb, const opcost_plan *cfg,
                              int g, int narrow, opcost_model_pilot *out)
 {
     const size_t *span = rb->group_span[g];
-    opcost_model_pilot_run(cfg, &cases[span[0]], &cases[span[1]], narrow,
-                           rotate_bytes, out);
+    opcost_model_pilot_run(cfg, &cases[span[0]], &cases[span[1]],
+                           &cases[span[2]], narrow, rotate_bytes, out);
     opcost_budget_model_cost(rb->b, g, narrow, out->available, out->a_s,
                              out->per_token_s, out->compile_s, out->seconds,
                              out->why);

@@ -16,8 +16,9 @@ typedef struct opcost_run_budget {
     opcost_budget_point *points;
     size_t n;
     int ngroups;
-    /* per group: its cases of the fewest and the most tokens */
-    size_t (*group_span)[2];
+    /* per group: its cases of the fewest and the most tokens, and of the
+     * most weight (whose graphs the pilot compiles) */
+    size_t (*group_span)[3];
 } opcost_run_budget;
 
 /* The budget of a run over cases[0..n-1]: dram_gbps is the run's DRAM

@@ -118,21 +118,6 @@ int opcost_model_verify(opcost_path_run *r, int set, char *why, size_t len)
     return rc;
 }
 
-void opcost_model_annotate(opcost_path_run *r, char *note, size_t len)
-{
-    PyObject *runner = opcost_python_runner(r);
-    if (!runner)
-        return;
-    PyObject *text = PyObject_CallMethod(runner, "note", NULL);
-    const char *t = text ? PyUnicode_AsUTF8(text) : NULL;
-    const size_t used = strlen(note);
-    if (t && *t)
-        snprintf(note + used, len - used, "%s%s", used ? "; " : "", t);
-    Py_XDECREF(text);
-    PyErr_Clear();
-    opcost_python_annotate(r, note, len);
-}
-
 /* d[key] as a number into *x (NAN when absent or None). */
 static double number_of(PyObject *d, const char *key)
 {

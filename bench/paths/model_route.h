@@ -20,7 +20,6 @@
 int opcost_model_applies(const opcost_case *c);
 int opcost_model_prepare(opcost_path_run *r, char *why, size_t len);
 int opcost_model_verify(opcost_path_run *r, int set, char *why, size_t len);
-void opcost_model_annotate(opcost_path_run *r, char *note, size_t len);
 void opcost_model_evidence(opcost_path_run *r, struct opcost_result *row);
 
 /* Defines a model path: one line per path file (_NAMED: run only when
@@ -46,7 +45,7 @@ void opcost_model_evidence(opcost_path_run *r, struct opcost_result *row);
         .convert = NULL,                                                       \
         .release = opcost_python_release,                                      \
         .compile_ms = opcost_python_compile_ms,                                \
-        .annotate = opcost_model_annotate,                                     \
+        .annotate = opcost_python_annotate,                                    \
         .evidence = opcost_model_evidence,                                     \
     }
 

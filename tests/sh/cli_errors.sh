@@ -35,6 +35,8 @@ expect 2 "--replicates: must be an integer in 0..64, got '65'" -- "$opcost" run 
 expect 2 "--threshold: must be a fraction in 0.0001..1, got '2'" -- "$opcost" run --threshold 2
 expect 2 "--llc-mib: must be a number of MiB in 1..1048576, got '0'" -- "$opcost" run --llc-mib 0
 expect 2 "--full-bandwidth-wait-s: must be a number of seconds in 0..3600, got '-1'" -- "$opcost" run --full-bandwidth-wait-s -1
+expect 2 "--time-budget: must be a number of seconds in 0..86400 \\(0: no budget\\), got '-5'" -- "$opcost" run --time-budget -5
+expect 2 "--time-budget: must be a number of seconds in 0..86400 \\(0: no budget\\), got '1h'" -- "$opcost" run --time-budget 1h
 expect 2 "--baseline: must name one of the selected paths \(--paths\), got 'native'" -- "$opcost" run --paths kernel,reference --baseline native
 expect 2 "--baseline: VARIANT must be one of the selected variants" -- "$opcost" run --paths kernel --variants cpu_strided --baseline kernel/cpu_fast_avx2
 # the unknown-name errors list every name, the last one too
