@@ -23,6 +23,7 @@
 #include "rowops.h"
 #include "rowops_elem.h"
 #include "rowops_sum.h"
+#include "test_slowdown.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -455,6 +456,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
     {                                                                          \
         if (row_begin >= row_end)                                              \
             return;                                                            \
+        const int64_t spin_from = rowops_test_slowdown_start();                \
         const int64_t n = c->x.sizes[c->x.rank - 1];                           \
         const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;               \
         const rowops_dtype dt = c->x.dtype;                                    \
@@ -495,6 +497,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         }                                                                      \
         if (stream)                                                            \
             _mm_sfence(); /* order the streamed rows before the join */        \
+        rowops_test_slowdown_spin(spin_from);                                  \
     }                                                                          \
     void ENTRY(const rowops_call *c, int64_t row_begin, int64_t row_end)       \
     {                                                                          \

@@ -608,6 +608,8 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
                       opcost_point_cost *cost, char *err, size_t len)
 {
     (void)point_seed;
+    const int64_t start = opcost_now_ns();
+    int64_t rounds_from = 0, rounds_to = 0;
     opcost_ab_ctx *ab = ctx;
     ab_point *pt = calloc(1, sizeof *pt);
     if (!pt) {
@@ -669,10 +671,9 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
                                 dispatch, sizeof dispatch, pwhy,
                                 sizeof pwhy) == OPCOST_STATUS_OK)
                     pt->probe.member = 0;
-                const int64_t t0 = opcost_now_ns();
+                rounds_from = opcost_now_ns();
                 rc = time_point(pt, err, len); /* err says why */
-                if (cost)
-                    cost->rounds_s = opcost_seconds_since(t0);
+                rounds_to = opcost_now_ns();
                 if (rc == 0 && (rc = summarize(pt)) != 0)
                     snprintf(err, len, "out of memory (samples)");
                 close_sides(pt);
@@ -701,6 +702,13 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
     if (pt->fd >= 0)
         close(pt->fd);
     free(pt);
+    /* what the point cost: the sides' setup (both verify, calibrate and
+     * warm up every member), the rounds, their summary and closing */
+    if (cost && rounds_from) {
+        cost->setup_s = (double)(rounds_from - start) / 1e9;
+        cost->rounds_s = (double)(rounds_to - rounds_from) / 1e9;
+        cost->after_s = opcost_seconds_since(rounds_to);
+    }
     return rc;
 }
 
