@@ -132,9 +132,7 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_model_paths
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/model_paths.sh $<TARGET_FILE:opcost>
       ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
-  # alone under ctest -j: it builds AOTInductor packages (a C++ compile
-  # on every core) beside tests that time what they run
-  set_tests_properties(opcost_model_paths PROPERTIES RUN_SERIAL TRUE)
+
   # --time-budget 60 on a small set: kept within the run's own margin,
   # every row there, every cut said
   add_test(NAME opcost_time_budget
@@ -176,6 +174,15 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_bad_option COMMAND opcost run --threads 0)
   set_tests_properties(opcost_bad_option PROPERTIES
     PASS_REGULAR_EXPRESSION "--threads: must be an integer in 1..1024, got '0'")
+  # ctest -j starts the longest first (seconds on a 2-vCPU Zen 5, caches
+  # cold): no test asserts a time, so they may share the cores
+  set_tests_properties(opcost_model_paths PROPERTIES COST 75)
+  set_tests_properties(opcost_time_budget PROPERTIES COST 65)
+  set_tests_properties(test_paths PROPERTIES COST 64)
+  set_tests_properties(opcost_run_noise PROPERTIES COST 29)
+  set_tests_properties(opcost_quick_run PROPERTIES COST 22)
+  set_tests_properties(opcost_cli_errors PROPERTIES COST 20)
+  set_tests_properties(opcost_ab PROPERTIES COST 19)
 endif()
 
 if(NOT ROWOPS_WITH_TORCH)

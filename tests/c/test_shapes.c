@@ -241,8 +241,8 @@ static void test_committed(const char *src)
     }
     closedir(d);
     /* 6 models x 2 traces + edges + bandwidth + transposed-decode,
-     * transposed-rows and size-classes */
-    C_CHECK(files == 17);
+     * transposed-rows, size-classes and ab-check */
+    C_CHECK(files == 18);
 }
 
 /* edges.csv follows the one-pass limit of kernels/rowops.h: N at the limit

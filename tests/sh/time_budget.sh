@@ -14,8 +14,12 @@ set -u
 opcost="$1" src="$2" dir="$3/time_budget"
 rm -rf "$dir" && mkdir -p "$dir"
 shapes="$src/tests/data/tiny-llama-budget.csv"
-"$opcost" run --time-budget 60 --shapes "$shapes" --out "$dir/b.csv" \
-    >"$dir/out.txt" 2>&1 || {
+# one thread, and of each kind of path one or two (compiles, the model
+# stacks' pilot): the budget's test, at a test's cost
+paths=kernel,kernel-e2e,eager-cpp,reference,eager-python,compiled-python
+paths+=,model-shipped-eager,model-rowops-eager,model-shipped-compiled
+"$opcost" run --time-budget 60 --threads 1 --paths "$paths" \
+    --shapes "$shapes" --out "$dir/b.csv" >"$dir/out.txt" 2>&1 || {
     echo "FAIL: opcost run --time-budget 60 exited $?"
     tail -20 "$dir/out.txt"
     exit 1
