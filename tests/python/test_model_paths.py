@@ -36,8 +36,15 @@ def runner(path, dtype, tokens, seed=0):
     return r
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
-@pytest.mark.parametrize("path", PATHS + AOTI)
+# bfloat16 here in eager mode only: the compiled and AOTInductor stacks
+# in bfloat16 are verified against float64 by the bench itself
+# (tests/sh/model_paths.sh, tiny-llama's bfloat16 rows: status ok is a
+# verified stack), which pays their compiles once for both
+VERIFIED = [(p, "float32") for p in PATHS + AOTI] + [
+    (p, "bfloat16") for p in PATHS if p.endswith("-eager")]
+
+
+@pytest.mark.parametrize("path,dtype", VERIFIED)
 def test_verified_against_float64(path, dtype):
     r = runner(path, dtype, 5)
     out = r.fn(*r.args[0])
@@ -78,10 +85,11 @@ def test_a_norm_that_skips_the_weight_is_caught():
 def evidence_of(paths):
     """{path: its evidence}, each with what every compiled stack has: a
     norm share, no graph break, no copy or cast around a rowops call, a
-    fusion boundary."""
+    fusion boundary. In float32, whose graphs test_verified_against_float64
+    compiled already (bfloat16's evidence: tests/sh/model_paths.sh)."""
     ev = {}
     for path in paths:
-        ev[path] = runner(path, "bfloat16", 5).evidence()
+        ev[path] = runner(path, "float32", 5).evidence()
         assert 0 < ev[path]["norm_share"] < 1
         assert ev[path]["graph_breaks"] == 0
         assert ev[path]["copies_around"] == 0

@@ -46,13 +46,13 @@ out=$("$opcost" compare "$quick" "$quick" 2>&1)
 grep -qF "as each run measured its own (run_noise_rel): base $want, new $want" <<<"$out" ||
     { echo "FAIL: compare: want base/new $want: $(grep noise <<<"$out")"; fail=1; }
 # without replicates: intervals from the repetitions alone
-"$opcost" run --llc-mib 32 --shapes edges --paths kernel --replicates 0 \
+"$opcost" run --quick --llc-mib 32 --shapes edges --paths kernel --replicates 0 \
     --out "$dir/none.csv" >"$dir/none.log" 2>&1 || { echo "FAIL: run"; fail=1; }
 grep -q "run-to-run noise" "$dir/none.log" &&
     { echo "FAIL: --replicates 0 printed a noise"; fail=1; }
 check "$dir/none.csv" none
 # one point again, one path: fewer pairs than the estimate needs
-"$opcost" run --llc-mib 32 --shapes edges --paths kernel --replicates 1 \
+"$opcost" run --quick --llc-mib 32 --shapes edges --paths kernel --replicates 1 \
     --out "$dir/few.csv" >"$dir/few.log" 2>&1 || { echo "FAIL: run"; fail=1; }
 grep -q "run-to-run noise: not known (1 rows of 1 points measured again, 8 needed)" \
     "$dir/few.log" || { echo "FAIL: few pairs: $(grep noise "$dir/few.log")"; fail=1; }
