@@ -42,16 +42,21 @@ configure: setup
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# ctest's tests side by side on every core, pytest beside them (its
-# output after ctest's summary): neither asserts a time.
-test: build sanitize
-	@ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
+# The build, then side by side on every core: ctest's tests (the slowest
+# first), pytest, and the sanitizer build with its tests and the parser
+# fuzzers (make sanitize); their outputs in that order, pytest's summary
+# last. Nothing there asserts a time.
+test: build
+	@$(MAKE) sanitize > $(BUILD)-sanitize.log 2>&1 & san=$$!; \
+	  ROWOPS_LIBRARY=$(CURDIR)/$(BUILD)/librowops_torch.so \
 	  $(PY) -m pytest tests/python -q $(PYTEST_ARGS) \
 	  > $(BUILD)/pytest.log 2>&1 & py=$$!; \
-	  trap 'kill $$py 2>/dev/null' INT TERM; \
+	  trap 'kill $$san $$py 2>/dev/null' INT TERM; \
 	  (cd $(BUILD) && ctest -j $(JOBS) --output-on-failure); c=$$?; \
-	  wait $$py; p=$$?; cat $(BUILD)/pytest.log; \
-	  [ $$c -eq 0 ] && [ $$p -eq 0 ]
+	  wait $$san; s=$$?; wait $$py; p=$$?; \
+	  echo "== make sanitize (exit $$s)"; cat $(BUILD)-sanitize.log; \
+	  echo "== pytest (exit $$p)"; cat $(BUILD)/pytest.log; \
+	  [ $$c -eq 0 ] && [ $$s -eq 0 ] && [ $$p -eq 0 ]
 
 # The torch-free C core (kernels, eligibility, parsers, statistics, CSV,
 # scheduler simulation, ceiling) rebuilt under ASan + UBSan, its C tests run.

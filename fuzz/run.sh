@@ -32,30 +32,40 @@ flags=(-std=c11 -Wall -Wextra -Werror -g -O1
     -Ibench/shapes -Ibench/results -Ibench/io -Ikernels)
 
 cd "$root"
+# the two targets built and run side by side (each one process)
 "$cc" "${flags[@]}" -o "$build/fuzz_shape_file" fuzz/fuzz_shape_file.c \
-    bench/shapes/shape_file.c "${common[@]}" -lm
+    bench/shapes/shape_file.c "${common[@]}" -lm &
 "$cc" "${flags[@]}" -o "$build/fuzz_results_csv" fuzz/fuzz_results_csv.c \
-    bench/results/results_csv.c bench/io/infile.c bench/io/outfile.c -lm
+    bench/results/results_csv.c bench/io/infile.c bench/io/outfile.c -lm &
+wait %1 && wait %2
 
-status=0
-for target in shape_file results_csv; do
+# fuzz TARGET: runs it for secs into its log; its exit status
+fuzz() {
+    local target="$1"
     # Work on a copy: libFuzzer adds new inputs to its first corpus dir.
-    work="$build/corpus-$target"
+    local work="$build/corpus-$target"
     rm -rf "$work" "$build/artifacts-$target"
     mkdir -p "$work" "$build/artifacts-$target"
     cp fuzz/corpus/"$target"/* "$work"/
-    log="$build/fuzz_$target.log"
-    echo "== fuzz_$target: $secs s"
     # Leaks are findings too (detect_leaks is on by default with ASan).
-    if ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         "$build/fuzz_$target" -max_total_time="$secs" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$build/artifacts-$target/" \
-        "$work" >"$log" 2>&1; then
-        rc=0
-    else
-        rc=$?
-    fi
+        "$work" >"$build/fuzz_$target.log" 2>&1
+}
+
+targets=(shape_file results_csv)
+pids=()
+for target in "${targets[@]}"; do
+    echo "== fuzz_$target: $secs s"
+    fuzz "$target" &
+    pids+=($!)
+done
+status=0
+for i in "${!targets[@]}"; do
+    target="${targets[$i]}" log="$build/fuzz_${targets[$i]}.log"
+    if wait "${pids[$i]}"; then rc=0; else rc=$?; fi
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     echo "fuzz_$target: executions ${execs:-unknown}, exit $rc"
     if [ "$rc" -ne 0 ]; then

@@ -400,16 +400,16 @@ int main(void)
             model_path_refuses(p);
             continue;
         }
-        /* compiled paths compile per (op, dtype, layout, N): a smaller
-         * matrix, each op in float32 and bfloat16 and each in both
-         * layouts, a compile a pair (their full coverage is the --quick
-         * run's) */
+        /* compiled paths compile per (op, dtype, layout, N): two
+         * compiles each, rms_norm_rows contiguous in bfloat16 and the
+         * fused op transposed in float32 (their full coverage is the
+         * --quick run's, whose points take every op, dtype and layout) */
         const int compiled = p->compile_ms != NULL;
         for (int op = 0; op < ROWOPS_OP_COUNT; ++op)
             for (int d = 0; d < (compiled ? 3 : 4); d += compiled ? 2 : 1)
                 for (int l = 0; l < (compiled ? 2 : OPCOST_LAYOUT_COUNT); ++l)
                     for (int s = compiled; s < (compiled ? 2 : 4); ++s) {
-                        if (compiled && (d == 2) != ((op + l) % 2 == 1))
+                        if (compiled && (op != l || (d == 2) != (op == 0)))
                             continue;
                         opcost_case c;
                         memset(&c, 0, sizeof c);
