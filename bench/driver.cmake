@@ -89,8 +89,11 @@ if(ROWOPS_WITH_TORCH)
 
   # opcost run creates no directory for its output (README, Reliability)
   file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/quick)
+  # one thread: beside the other tests under ctest -j two threads of a
+  # parallel region wait for each other's turn on the cores (22 s alone,
+  # 190 s beside them)
   add_test(NAME opcost_quick_run
-    COMMAND opcost run --quick --llc-mib 32
+    COMMAND opcost run --quick --llc-mib 32 --threads 1
       --out ${CMAKE_BINARY_DIR}/quick/quick.csv)
   set_tests_properties(opcost_quick_run PROPERTIES FIXTURES_SETUP quick_csv)
   add_test(NAME opcost_quick_csv_schema

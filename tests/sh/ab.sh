@@ -20,7 +20,7 @@ printf 'op,B,N,dtype,layout,freq\nfused_add_rms_norm,4,1024,bfloat16,contiguous,
 
 env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT \
     "$opcost" ab --base "$build" --new "$build" --shapes "$dir/shapes.csv" \
-    --paths kernel,eager-cpp --llc-mib 32 --rep-budget-ms 5 \
+    --paths kernel,eager-cpp --llc-mib 32 --rep-budget-ms 5 --threads 1 \
     --out "$dir/ab.csv" >"$dir/ab.log" 2>&1
 rc=$?
 if [[ $rc -ne 0 && $rc -ne 1 ]]; then
