@@ -17,7 +17,8 @@
  * The tracer's own cost (each record's cost_ns) is taken out of the
  * dispatch part, where the tracer spends it, so the parts of a call sum to
  * its window less that cost. The summed parts of the traced calls give
- * each part's share, applied to the untraced median (opcost_parts_apply).
+ * each part's share, applied to the untraced median (opcost_parts_apply;
+ * calls of more than twice the median length, interrupted, left out).
  *
  * Differential (opcost_attribute_differential), where no tracer ran:
  *   kernel     = the `kernel` path's median on the same point, at most the
@@ -58,8 +59,9 @@ long opcost_attribute_events(const opcost_event *ev, size_t nev,
                              opcost_parts *per_call);
 
 /* The shares of the parts summed over the attributed (non-NAN) calls,
- * applied to median_us: parts that add up to it. All NAN when no call was
- * attributed or the calls took no time. */
+ * applied to median_us: parts that add up to it. A call longer than twice
+ * the attributed calls' median length (interrupted) is left out. All NAN
+ * when no call was attributed or the calls took no time. */
 opcost_parts opcost_parts_apply(const opcost_parts *per_call, size_t ncalls,
                                 double median_us);
 

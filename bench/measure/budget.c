@@ -187,6 +187,7 @@ struct opcost_budget {
     int first_seen;     /* a point was measured */
     int first_compiled; /* a point of a compile class was */
     unsigned char *class_seen, *model_class_seen;
+    unsigned char *class_met, *model_class_met; /* mark_firsts' scratch */
     int nclasses, nmodel_classes;
     model_group *groups;
     int ngroups;
@@ -252,12 +253,15 @@ opcost_budget *opcost_budget_new(const opcost_budget_rule *rule,
         max_index(p, n, offsetof(opcost_budget_point, model_group)) + 1;
     b->class_seen = calloc((size_t)b->nclasses + 1, 1);
     b->model_class_seen = calloc((size_t)b->nmodel_classes + 1, 1);
+    b->class_met = calloc((size_t)b->nclasses + 1, 1);
+    b->model_class_met = calloc((size_t)b->nmodel_classes + 1, 1);
     b->groups = calloc((size_t)b->ngroups + 1, sizeof *b->groups);
     if (!b->p || !b->cost || !b->done || !b->cut || !b->model_cut ||
         !b->model_choice || !b->planned_model_s || !b->scale || !b->why ||
         !b->first_op || !b->first_model || !b->taken || !b->rounds_obs.x ||
         !b->sigma_obs.x || !b->ratio_obs.x || !b->class_seen ||
-        !b->model_class_seen || !b->groups) {
+        !b->model_class_seen || !b->class_met || !b->model_class_met ||
+        !b->groups) {
         opcost_budget_free(b);
         return NULL;
     }
@@ -293,6 +297,8 @@ void opcost_budget_free(opcost_budget *b)
     free(b->ratio_obs.x);
     free(b->class_seen);
     free(b->model_class_seen);
+    free(b->class_met);
+    free(b->model_class_met);
     free(b->groups);
     free(b);
 }
@@ -416,23 +422,21 @@ static void mark_firsts(opcost_budget *b, size_t i)
 {
     memset(b->first_op, 0, b->n);
     memset(b->first_model, 0, b->n);
+    /* a class marked as met: seen before i, or its first from i found */
+    memcpy(b->class_met, b->class_seen, (size_t)b->nclasses);
+    memcpy(b->model_class_met, b->model_class_seen, (size_t)b->nmodel_classes);
     for (size_t j = i; j < b->n; ++j) {
         const opcost_budget_point *p = &b->p[j];
         if (b->cut[j])
             continue;
-        if (p->compile_class >= 0 && !b->class_seen[p->compile_class]) {
+        if (p->compile_class >= 0 && !b->class_met[p->compile_class]) {
             b->first_op[j] = 1;
-            for (size_t k = i; k < j && b->first_op[j]; ++k)
-                if (!b->cut[k] && b->p[k].compile_class == p->compile_class)
-                    b->first_op[j] = 0;
+            b->class_met[p->compile_class] = 1;
         }
         if (p->model_members && !b->model_cut[j] && p->model_class >= 0 &&
-            !b->model_class_seen[p->model_class]) {
+            !b->model_class_met[p->model_class]) {
             b->first_model[j] = 1;
-            for (size_t k = i; k < j && b->first_model[j]; ++k)
-                if (!b->cut[k] && !b->model_cut[k] && b->p[k].model_members &&
-                    b->p[k].model_class == p->model_class)
-                    b->first_model[j] = 0;
+            b->model_class_met[p->model_class] = 1;
         }
     }
 }
@@ -535,7 +539,10 @@ static double pick_models(opcost_budget *b, size_t i, int g, int k,
             b->model_cut[j] = 1;
             if (!isfinite(c) || *spent + c > share)
                 continue;
-            const double rate = p->model_value / (c > 1e-3 ? c : 1e-3);
+            /* the point at hand counts double, as in cut_points: its
+             * cut is for good, a later one's is planned again */
+            const double rate =
+                p->model_value / (c > 1e-3 ? c : 1e-3) * (j == i ? 2 : 1);
             if (pick == b->n || rate > pick_rate) {
                 pick = j;
                 pick_rate = rate;
@@ -653,8 +660,9 @@ static void model_cut_why(opcost_budget *b, size_t j, double share)
     }
     snprintf(b->why[j], sizeof b->why[j],
              "budget: a verdict on the model stack at %.0f tokens needs "
-             "~%.0f s (%.0f rounds of %d calls), more than the %.0f s left "
-             "of --time-budget %.0f for model points",
+             "~%.0f s (%.0f rounds of %d calls); the %.0f s left of "
+             "--time-budget %.0f for model points went to those of more "
+             "weight per second",
              p->tokens, need, verdict_rounds(b), p->model_members,
              share > 0 ? share : 0, b->rule.budget_s);
 }

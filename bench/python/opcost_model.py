@@ -553,6 +553,25 @@ def aoti_configs(device_type):
     return configs
 
 
+def _build_stack_package(stack, module, path):
+    """aoti_stack's build: the stack exported with the tokens dynamic and
+    compiled into path (without its weights); its milliseconds."""
+    tokens = torch.export.Dim("tokens", min=1, max=1 << 17)
+    h = torch.zeros(1, 8, stack.config.hidden_size, dtype=stack.dtype,
+                    device=stack.device)
+    cos, sin = stack.rotary(8)
+    start = time.perf_counter()
+    ep = torch.export.export(module, (h, cos, sin),
+                             dynamic_shapes=({1: tokens},) * 3)
+    tmp = f"{path[:-4]}.tmp{os.getpid()}.pt2"
+    with _quiet_stderr():
+        torch._inductor.aoti_compile_and_package(
+            ep, package_path=tmp,
+            inductor_configs=aoti_configs(stack.device.type))
+    os.replace(tmp, path)  # atomic: a concurrent run never sees half
+    return (time.perf_counter() - start) * 1e3
+
+
 def aoti_stack(stack, norm):
     """(runner, build_ms, path): the stack with norm as an AOTInductor
     package, dynamic in the tokens, built once (build_ms NaN when it came
@@ -563,20 +582,10 @@ def aoti_stack(stack, norm):
     build_ms = float("nan")
     if not os.path.exists(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tokens = torch.export.Dim("tokens", min=1, max=1 << 17)
-        h = torch.zeros(1, 8, stack.config.hidden_size, dtype=stack.dtype,
-                        device=stack.device)
-        cos, sin = stack.rotary(8)
-        start = time.perf_counter()
-        ep = torch.export.export(module, (h, cos, sin),
-                                 dynamic_shapes=({1: tokens},) * 3)
-        tmp = f"{path[:-4]}.tmp{os.getpid()}.pt2"
-        with _quiet_stderr():
-            torch._inductor.aoti_compile_and_package(
-                ep, package_path=tmp,
-                inductor_configs=aoti_configs(stack.device.type))
-        os.replace(tmp, path)  # atomic: a concurrent run never sees half
-        build_ms = (time.perf_counter() - start) * 1e3
+        from opcost_bench import build_lock
+        with build_lock(path):
+            if not os.path.exists(path):  # built while this one waited
+                build_ms = _build_stack_package(stack, module, path)
     runner = torch._inductor.aoti_load_package(path)
     named = dict(module.named_parameters())
     named.update(module.named_buffers())

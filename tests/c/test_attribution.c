@@ -238,6 +238,15 @@ static void measured(void)
     const opcost_parts a = opcost_parts_apply(calls, 2, 11.0);
     expect_parts("applied", &a, 3, 1.5, 0.75, 0, 5.75, 0);
     C_EXPECT(opcost_parts_sum(&a) == 11.0, "applied parts sum to the median");
+    /* a call interrupted inside the kernel (a time slice lost there) is
+     * left out: the shares are those of the typical calls */
+    opcost_parts slices[9];
+    for (int i = 0; i < 9; ++i)
+        slices[i] = calls[0];
+    slices[4].kernel_us += 4000;
+    const opcost_parts robust = opcost_parts_apply(slices, 9, 11.0);
+    expect_parts("one interrupted call of nine", &robust, 3, 1.5, 0.75, 0, 5.75,
+                 0);
     /* nothing attributed: no parts */
     const opcost_parts none = opcost_parts_apply(three + 1, 1, 5.0);
     C_EXPECT(isnan(none.kernel_us), "nothing attributed: NAN parts");

@@ -50,10 +50,12 @@ int main(void)
         "reference-python,compiled-python,compiled-python-reference,"
         "compiled-aoti",
         "--out", out, "--reps", "5", "--rep-budget-ms", "2", "--threads", "1",
+        /* unpinned: under ctest -j every one-thread run would take CPU 0 */
+        "--no-pin",
         /* a small cache assumed: rotation and probes stay small */
         "--llc-mib", "32"};
     opcost_plan cfg;
-    C_EXPECT(opcost_config_parse(&cfg, 15, argv, err, sizeof err) == 0, "%s",
+    C_EXPECT(opcost_config_parse(&cfg, 16, argv, err, sizeof err) == 0, "%s",
              err);
     C_EXPECT(opcost_run(&cfg) == 0, "opcost run failed");
     opcost_result *rows = NULL;

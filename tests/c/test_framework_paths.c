@@ -33,14 +33,16 @@ static void same_kernel_different_dispatch(void)
                  "fused_add_rms_norm,64,4096,bfloat16,contiguous,1\n",
                  shapes, sizeof shapes);
     snprintf(out, sizeof out, "%s/eager.csv", c_tempdir("test_framework"));
-    char *argv[] = {"run", "--shapes", shapes, "--paths",
-                    "kernel,eager-cpp,eager-python", "--out", out,
-                    "--rep-budget-ms", "20", "--threads", "1",
-                    /* a small cache assumed: the run's rotation and probes
-                     * stay small on hosts with a large one */
-                    "--llc-mib", "32"};
+    char *argv[] = {
+        "run", "--shapes", shapes, "--paths", "kernel,eager-cpp,eager-python",
+        "--out", out, "--rep-budget-ms", "20", "--threads", "1",
+        /* unpinned: under ctest -j every one-thread run would take CPU 0 */
+        "--no-pin",
+        /* a small cache assumed: the run's rotation and probes
+         * stay small on hosts with a large one */
+        "--llc-mib", "32"};
     opcost_plan cfg;
-    C_EXPECT(opcost_config_parse(&cfg, 13, argv, err, sizeof err) == 0, "%s",
+    C_EXPECT(opcost_config_parse(&cfg, 14, argv, err, sizeof err) == 0, "%s",
              err);
     C_EXPECT(opcost_run(&cfg) == 0, "opcost run failed");
     opcost_result *rows = NULL;

@@ -19,7 +19,7 @@ fail=0
 start() {
     local out="$1"
     shift
-    "$opcost" run --llc-mib 32 --threads 1 --shapes llama-3.1-8b-conv --paths kernel,eager-cpp \
+    "$opcost" run --llc-mib 32 --threads 1 --no-pin --shapes llama-3.1-8b-conv --paths kernel,eager-cpp \
         --out "$out" "$@" >"$out.log" 2>&1 &
     pid=$!
 }

@@ -19,7 +19,7 @@ paths+=,model-shipped-compiled,model-rowops-compiled,model-torch-compiled
 paths+=,model-decomposed-compiled
 paths+=,model-shipped-aoti,model-rowops-aoti,model-torch-aoti
 shapes="$src/tests/data/tiny-llama-test.csv"
-"$opcost" run --quick --threads 1 --replicates 0 --shapes "$shapes" --paths "$paths" \
+"$opcost" run --quick --threads 1 --no-pin --replicates 0 --shapes "$shapes" --paths "$paths" \
     --out "$dir/m.csv" >"$dir/out.txt" 2>&1 || {
     echo "FAIL: opcost run of the model paths exited $?"
     tail -20 "$dir/out.txt"
@@ -99,7 +99,7 @@ if ! grep -q "^The op in a model" "$dir/out.txt" ||
     fail=1
 fi
 # the token limit: every model row skipped, saying why, in one console line
-"$opcost" run --quick --threads 1 --replicates 0 --shapes "$shapes" \
+"$opcost" run --quick --threads 1 --no-pin --replicates 0 --shapes "$shapes" \
     --paths model-shipped-eager --model-max-tokens 4 --out "$dir/limit.csv" \
     >"$dir/limit.txt" 2>&1
 grep -q "skipped   2 model rows, as tiny-llama-test model-shipped-eager bfloat16 B=5 contiguous: a model path at 5 tokens: beyond --model-max-tokens 4 (as given)" \
@@ -109,7 +109,7 @@ grep -q "skipped   2 model rows, as tiny-llama-test model-shipped-eager bfloat16
     fail=1
 }
 # --model-dtypes all: the float32 point timed too
-"$opcost" run --quick --threads 1 --replicates 0 --shapes "$shapes" --dtype float32 \
+"$opcost" run --quick --threads 1 --no-pin --replicates 0 --shapes "$shapes" --dtype float32 \
     --paths model-torch-eager --model-dtypes all --out "$dir/all.csv" \
     >"$dir/all.txt" 2>&1
 python3 - "$dir/all.csv" <<'PY' || fail=1
@@ -121,7 +121,7 @@ if ok != [("float32", "ok")]:
     sys.exit(1)
 PY
 # a shape set without a model: skipped, naming the models there are
-"$opcost" run --quick --threads 1 --replicates 0 --shapes edges --paths model-rowops-eager \
+"$opcost" run --quick --threads 1 --no-pin --replicates 0 --shapes edges --paths model-rowops-eager \
     --out "$dir/edges.csv" >"$dir/edges.txt" 2>&1
 grep -q "has no decoder config in shapes/models/decoders.csv (llama-3.1-8b" \
     "$dir/edges.txt" || {

@@ -21,7 +21,7 @@ ln -s "$build" "$dir/cache/nightly/$head/build"
 printf 'op,B,N,dtype,layout,freq\nfused_add_rms_norm,4,1024,bfloat16,contiguous,1\n' >"$dir/one.csv"
 export OPCOST_CACHE="$dir/cache" OPCOST_HISTORY="$dir/history"
 export OPCOST_HISTORY_PLOTS="$dir/plots"
-export NIGHTLY_ARGS="--shapes $dir/one.csv --paths kernel --llc-mib 32 --rep-budget-ms 5 --threads 1"
+export NIGHTLY_ARGS="--shapes $dir/one.csv --paths kernel --llc-mib 32 --rep-budget-ms 5 --threads 1 --no-pin"
 night() {
     "$src/scripts/nightly.sh" "$build" >"$dir/night.log" 2>&1
 }

@@ -16,7 +16,7 @@ printf 'op,B,N,dtype,layout,freq\nrms_norm_rows,4,64,float32,contiguous,1\nfused
 printf 'op,B,N,dtype,layout,freq\nrms_norm_rows,2,256,bfloat16,contiguous,1\n' >"$dir/nvtx-b.csv"
 paths=kernel,native,compiled-aoti
 if ! NVTX_INJECTION64_PATH="$inject" OPCOST_NVTX_LOG="$dir/nvtx.log" \
-    OPCOST_CACHE=/dev/null/opcost "$opcost" run --llc-mib 32 --quick --threads 1 --paths "$paths" \
+    OPCOST_CACHE=/dev/null/opcost "$opcost" run --llc-mib 32 --quick --threads 1 --no-pin --paths "$paths" \
     --shapes "$dir/nvtx-a.csv" --shapes "$dir/nvtx-b.csv" --out "$dir/run.csv" \
     >"$dir/run.out" 2>&1; then
     cat "$dir/run.out"
