@@ -401,7 +401,9 @@ static void check_prefetch_nta(int avx2, int avx512)
 
 int main(void)
 {
-    const unsigned hw = rowops_cpu_features_detected();
+    /* the features the kernels may use: a ROWOPS_CPU_CAPABILITY cap in the
+     * environment (a run capped to AVX2) included */
+    const unsigned hw = rowops_cpu_features();
     const int avx2 =
         (hw & ROWOPS_CPU_FAST_FEATURES) == ROWOPS_CPU_FAST_FEATURES;
     const int avx512 =
@@ -446,8 +448,15 @@ int main(void)
                                                  : avx512       ? fast_nt
                                                                 : avx2_only)
                                               : r->want;
-        /* the reason's text is the AVX kernels' where they are chosen */
+        /* the reason's text is the AVX kernels' where they are chosen; with
+         * no AVX2 (a host without, or ROWOPS_CPU_CAPABILITY=default) the
+         * portable kernel's says what the CPU lacks */
+        const int capped =
+            r->features >= 0 && ((unsigned)r->features & ~hw &
+                                 (unsigned)ROWOPS_CPU_FAST_FEATURES) != 0;
         const char *why = r->want <= -3 && !avx2 ? ""
+                          : r->want < 0 && !avx2 ? "the CPU lacks"
+                          : capped               ? "the CPU lacks"
                           : (r->want == -5 || r->want == -6) && !avx512
                               ? "ordinary stores"
                               : r->reason;
