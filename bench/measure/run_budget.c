@@ -40,6 +40,61 @@ static int same_group(const opcost_case *a, const opcost_case *b)
            a->dtype == b->dtype && a->layout == b->layout;
 }
 
+/* The index of the first case of case i's shape set (its cases share the
+ * name). */
+static size_t set_of(const opcost_case *cases, size_t i)
+{
+    size_t set = 0;
+    while (strcmp(cases[set].distribution, cases[i].distribution))
+        ++set;
+    return set;
+}
+
+/* The points' weights: each shape set alike, its groups (op, dtype,
+ * layout) alike, a point by its freq within its group; a model point by
+ * its freq within its model group. 0, or -1 when memory ran out. */
+static int weigh_points(opcost_run_budget *rb, const opcost_case *cases,
+                        size_t n)
+{
+    const size_t k = n ? n : 1;
+    size_t *first = calloc(k, sizeof *first); /* its group's first case */
+    double *sum = calloc(k, sizeof *sum), *msum = calloc(k, sizeof *msum);
+    size_t *groups = calloc(k, sizeof *groups); /* of a set's first case */
+    size_t *heads = calloc(k, sizeof *heads);   /* each group's first */
+    const int ok = first && sum && msum && groups && heads;
+    size_t ng = 0;
+    for (size_t i = 0; ok && i < n; ++i) {
+        size_t g = 0;
+        while (g < ng && !same_group(&cases[heads[g]], &cases[i]))
+            ++g;
+        if (g == ng) {
+            heads[ng++] = i;
+            ++groups[set_of(cases, i)];
+        }
+        first[i] = heads[g];
+        sum[heads[g]] += cases[i].freq;
+        if (rb->points[i].model_members)
+            msum[rb->points[i].model_group] += cases[i].freq;
+    }
+    for (size_t i = 0; ok && i < n; ++i) {
+        const size_t set = set_of(cases, i);
+        const double s = sum[first[i]];
+        rb->points[i].value = (s > 0 ? cases[i].freq / s : 1) /
+                              (double)(groups[set] ? groups[set] : 1);
+        const int mg = rb->points[i].model_group;
+        rb->points[i].model_value =
+            mg >= 0 && msum[mg] > 0 ? cases[i].freq / msum[mg] : 0;
+        if (mg >= 0 && cases[i].freq > cases[rb->group_span[mg][2]].freq)
+            rb->group_span[mg][2] = i;
+    }
+    free(first);
+    free(sum);
+    free(msum);
+    free(groups);
+    free(heads);
+    return ok ? 0 : -1;
+}
+
 int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
                            const opcost_case *cases, size_t n, double dram_gbps,
                            size_t llc_bytes, int cuda, double start_s,
@@ -108,61 +163,12 @@ int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
             pt->tokens = (double)c->B;
         }
     }
-    /* weights: each shape set alike, its groups (op, dtype, layout)
-     * alike, a point by its freq within its group; a model point by its
-     * freq within its model group */
-    size_t *first = calloc(k, sizeof *first); /* its group's first case */
-    double *sum = calloc(k, sizeof *sum), *msum = calloc(k, sizeof *msum);
-    size_t *groups = calloc(k, sizeof *groups); /* of a set's first case */
-    size_t *heads = calloc(k, sizeof *heads);   /* each group's first */
-    if (!first || !sum || !msum || !groups || !heads) {
-        free(first);
-        free(sum);
-        free(msum);
-        free(groups);
-        free(heads);
-        free(ckeys);
-        free(gkeys);
+    free(ckeys);
+    free(gkeys);
+    if (weigh_points(rb, cases, n)) {
         opcost_run_budget_close(rb);
         return -1;
     }
-    size_t ng = 0;
-    for (size_t i = 0; i < n; ++i) {
-        size_t g = 0;
-        while (g < ng && !same_group(&cases[heads[g]], &cases[i]))
-            ++g;
-        if (g == ng) {
-            heads[ng++] = i;
-            size_t set = 0;
-            while (strcmp(cases[set].distribution, cases[i].distribution))
-                ++set;
-            ++groups[set];
-        }
-        first[i] = heads[g];
-        sum[heads[g]] += cases[i].freq;
-        if (rb->points[i].model_members)
-            msum[rb->points[i].model_group] += cases[i].freq;
-    }
-    for (size_t i = 0; i < n; ++i) {
-        size_t set = 0;
-        while (strcmp(cases[set].distribution, cases[i].distribution))
-            ++set;
-        const double s = sum[first[i]];
-        rb->points[i].value = (s > 0 ? cases[i].freq / s : 1) /
-                              (double)(groups[set] ? groups[set] : 1);
-        const int mg = rb->points[i].model_group;
-        rb->points[i].model_value =
-            mg >= 0 && msum[mg] > 0 ? cases[i].freq / msum[mg] : 0;
-        if (mg >= 0 && cases[i].freq > cases[rb->group_span[mg][2]].freq)
-            rb->group_span[mg][2] = i;
-    }
-    free(first);
-    free(sum);
-    free(msum);
-    free(groups);
-    free(heads);
-    free(ckeys);
-    free(gkeys);
     const opcost_budget_rule rule = {
         .budget_s = cfg->time_budget_s,
         .threshold = cfg->threshold,
