@@ -142,6 +142,11 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME opcost_time_budget
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/time_budget.sh $<TARGET_FILE:opcost>
       ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
+  # the peer paths with a stand-in peer (right, wrong, missing, failed
+  # set-up) and, where set-up installed them, the real peers
+  add_test(NAME opcost_peers
+    COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/peers.sh $<TARGET_FILE:opcost>
+      ${CMAKE_BINARY_DIR})
   add_test(NAME opcost_cli_help
     COMMAND ${CMAKE_SOURCE_DIR}/tests/sh/cli_help.sh $<TARGET_FILE:opcost>
       ${CMAKE_SOURCE_DIR})
@@ -187,6 +192,7 @@ if(ROWOPS_WITH_TORCH)
   set_tests_properties(opcost_quick_run PROPERTIES COST 22)
   set_tests_properties(opcost_cli_errors PROPERTIES COST 20)
   set_tests_properties(opcost_ab PROPERTIES COST 19)
+  set_tests_properties(opcost_peers PROPERTIES COST 19)
 endif()
 
 if(NOT ROWOPS_WITH_TORCH)

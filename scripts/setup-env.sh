@@ -5,7 +5,8 @@
 #      ~/.cache/opcost/venv-<hash of python/requirements.lock>, holding the
 #      exact versions the lock file pins (torch is a multi-GB CUDA wheel,
 #      hence the cache; a changed lock file gets a new environment);
-#   3. a .pth file so that the environment's interpreter imports rowops from
+#   3. the peers' kernels (python/peers.lock, scripts/setup-peers.sh);
+#   4. a .pth file so that the environment's interpreter imports rowops from
 #      this clone.
 # Prints the interpreter's absolute path on stdout; progress goes to stderr.
 set -euo pipefail
@@ -19,7 +20,9 @@ log() { echo "[setup] $*" >&2; }
 
 # Debian packages: build tools, Python headers for the embedded interpreter,
 # gnuplot for the plots.
-debs=(cmake make gcc g++ pkg-config gnuplot-nox clang-14 libclang-rt-14-dev)
+# libnuma1: vLLM's CPU kernels (the peer-vllm path) link it.
+debs=(cmake make gcc g++ pkg-config gnuplot-nox clang-14 libclang-rt-14-dev
+    libnuma1)
 # The embedded interpreter needs Python.h and libpython of the interpreter
 # the environment is made from (Debian's python3.11 needs python3-dev).
 python="${OPCOST_PYTHON:-python3}"
@@ -49,6 +52,10 @@ if [[ ! -f "$venv/.complete" ]]; then
     "$venv/bin/python" -m pip install --quiet -r "$lock" >&2
     touch "$venv/.complete"
 fi
+
+# the peers' kernels for the peer-* paths (never fatal: their rows are then
+# skipped with the reason)
+"$repo/scripts/setup-peers.sh" "$venv/bin/python"
 
 site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 echo "$repo/python" >"$site/opcost-rowops.pth"

@@ -584,8 +584,9 @@ void opcost_config_set_device(opcost_plan *cfg, int cuda)
     cfg->npaths = 0;
     for (size_t i = 0; i < opcost_path_count(); ++i) {
         const opcost_path *p = opcost_path_at(i);
-        /* a quick run is CI-sized: a model stack is not */
-        if (!p->named_only && !(p->model && cfg->quick) &&
+        /* a quick run is CI-sized: a model stack and a peer's library
+         * load are not */
+        if (!p->named_only && !((p->model || p->peer) && cfg->quick) &&
             opcost_plan_path_runs(cfg, p) && cfg->npaths < OPCOST_MAX_SELECTED)
             cfg->paths[cfg->npaths++] = p;
     }

@@ -66,6 +66,9 @@ typedef struct opcost_path {
      * decoder config, pairs with paired_with, and has no op-mix probe
      * (frac_of_peak), no attribution parts and no op bytes. */
     int model;
+    /* A peer's kernel (bench/paths/peer_route.h): in the default
+     * selection but for --quick, whose runs stay CI-sized. */
+    int peer;
     /* Optional (NULL: every point): whether the path has a row at the
      * point of case c at all (a model path: the fused op, contiguous). */
     int (*applies)(const opcost_case *c);

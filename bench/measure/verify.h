@@ -28,5 +28,10 @@ void opcost_tolerance(rowops_dtype dt, double *rtol, double *atol);
  * ("out[3, 17] = 0.5, expected 0.25 (rtol 1e-2, atol 1e-4)"). */
 int opcost_verify_outputs(opcost_workload *w, int set,
                           const opcost_outputs *got, char *why, size_t len);
+/* The same within scale times the tolerances (a peer's kernel, which may
+ * round less carefully than the contract: wrong only beyond that). */
+int opcost_verify_outputs_within(opcost_workload *w, int set,
+                                 const opcost_outputs *got, double scale,
+                                 char *why, size_t len);
 
 #endif

@@ -174,9 +174,16 @@ int opcost_python_outputs(opcost_pyobj *result, int h_only, opcost_outputs *o,
     rowops_tensor t[3];
     const Py_ssize_t n = PyList_Size(specs);
     int bad = h_only ? n != 1 : n < 2 || n > 3;
-    for (Py_ssize_t i = 0; !bad && i < n; ++i)
-        bad = opcost_python_tensor_from_spec(PyList_GET_ITEM(specs, i),
-                                             &t[i]) != 0;
+    memset(t, 0, sizeof t);
+    for (Py_ssize_t i = 0; !bad && i < n; ++i) {
+        PyObject *spec = PyList_GET_ITEM(specs, i);
+        /* None: the scale a peer does not return (left unverified); every
+         * other output is required */
+        if (spec == Py_None)
+            bad = i != n - 1 || h_only;
+        else
+            bad = opcost_python_tensor_from_spec(spec, &t[i]) != 0;
+    }
     Py_DECREF(specs);
     if (bad) {
         PyErr_Clear();

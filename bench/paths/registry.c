@@ -17,6 +17,8 @@
     X(opcost_path_compiled_python_reference)                                   \
     X(opcost_path_compiled_python_decomposed)                                  \
     X(opcost_path_compiled_aoti)                                               \
+    X(opcost_path_peer_vllm)                                                   \
+    X(opcost_path_peer_zentorch)                                               \
     X(opcost_path_model_shipped_eager)                                         \
     X(opcost_path_model_rowops_eager)                                          \
     X(opcost_path_model_torch_eager)                                           \

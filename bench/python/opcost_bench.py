@@ -87,7 +87,9 @@ def describe(outputs):
     names = {v: k for k, v in _DTYPES.items()}
     if isinstance(outputs, torch.Tensor):
         outputs = (outputs,)
-    return [(t.data_ptr(), names[t.dtype], tuple(t.shape), tuple(t.stride()),
+    # None: an output the path does not return (a peer's rstd)
+    return [None if t is None else
+            (t.data_ptr(), names[t.dtype], tuple(t.shape), tuple(t.stride()),
              t.device.type) for t in outputs]
 
 
@@ -173,6 +175,11 @@ class Runner:
         elif path == "torch-add-python":
             # calibration: PyTorch's own smallest op from Python (h only)
             self.fn = torch.add
+        elif path.startswith("peer-"):
+            # a peer's kernel as the functional op (bench/python/
+            # opcost_peers.py; its availability checked before)
+            import opcost_peers
+            self.fn = opcost_peers.functional(path, op)
         elif path == "triton":
             # the kernel path's Triton variant (rowops.triton, GPU)
             from rowops import triton as _triton

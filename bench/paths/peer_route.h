@@ -1,0 +1,44 @@
+/* Shared by the peer paths (peer-vllm, peer-zentorch): a kernel a user
+ * would pick instead of rowops', from its published package loaded by path
+ * (bench/python/opcost_peers.py), timed as the functional op from the
+ * point's own layout (the copies it needs are part of its call) in the
+ * embedded interpreter, like eager-python; verified against the same
+ * float64 reference (within OPCOST_PEER_TOL_SCALE times the contract's
+ * tolerances; a peer returns no rstd). Where the peer
+ * is not installed, does not load, or cannot run the point, the row is
+ * skipped with the reason. */
+#ifndef OPCOST_PEER_ROUTE_H
+#define OPCOST_PEER_ROUTE_H
+
+#include "python_route.h"
+
+/* A peer is foreign code that may round less carefully than the contract
+ * (vLLM truncates to bfloat16 where rowops rounds: 2.5 units of 2^-8 off
+ * at N = 4096, the contract's tolerance 2.56 at most): it is wrong beyond
+ * this many times the contract's tolerances. */
+#define OPCOST_PEER_TOL_SCALE 4
+
+int opcost_peer_prepare(opcost_path_run *r, char *why, size_t len);
+/* The peer's outputs against the float64 reference within
+ * OPCOST_PEER_TOL_SCALE times the tolerances (its rstd: none). */
+int opcost_peer_verify(opcost_path_run *r, int set, char *why, size_t len);
+/* The Python paths' note and how the peer was verified. */
+void opcost_peer_annotate(opcost_path_run *r, char *note, size_t len);
+
+/* Defines a peer path: one line per path file. */
+#define OPCOST_PEER_PATH(ident, path_name, text)                               \
+    const opcost_path ident = {                                                \
+        .name = path_name,                                                     \
+        .description = text,                                                   \
+        .devices = OPCOST_ON_CPU,                                              \
+        .needs_torch = 1,                                                      \
+        .peer = 1,                                                             \
+        .prepare = opcost_peer_prepare,                                        \
+        .run = opcost_python_run,                                              \
+        .verify = opcost_peer_verify,                                          \
+        .release = opcost_python_release,                                      \
+        .compile_ms = opcost_python_compile_ms,                                \
+        .annotate = opcost_peer_annotate,                                      \
+    }
+
+#endif

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The peer paths' machinery with a stand-in peer built here (a zentorch
+# package whose zentorch_add_rms_norm_ is a few lines of torch, found
+# through OPCOST_PEERS): a right one verified and timed, a wrong one
+# `wrong`, a missing one and one whose set-up failed `skipped` with the
+# reason, every row there; where set-up installed the real peers
+# (python/peers.lock), peer-vllm and peer-zentorch verified on float32 rows.
+# Usage: peers.sh OPCOST BUILD_DIR
+set -u
+opcost="$1" dir="$2/peers"
+rm -rf "$dir" && mkdir -p "$dir"
+printf '%s\n' "op,B,N,dtype,layout,freq" \
+    "fused_add_rms_norm,8,256,float32,contiguous,1" \
+    "fused_add_rms_norm,8,256,float32,transposed,1" \
+    "rms_norm_rows,8,256,float32,contiguous,1" >"$dir/s.csv"
+standin() { # standin DIR SCALE: a zentorch package, outputs times SCALE
+    mkdir -p "$1/site/zentorch"
+    cat >"$1/site/zentorch/__init__.py" <<PY
+import torch
+__version__ = "stand-in x$2"
+_lib = torch.library.Library("zentorch", "DEF")
+_lib.define("zentorch_add_rms_norm_(Tensor(a!) input, Tensor weight, "
+            "Tensor(b!) residual, float epsilon) -> ()")
+def _impl(x, w, r, eps):
+    r.add_(x)
+    h = r.double()
+    rstd = torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    x.copy_(h * rstd * w.double() * $2)
+_lib.impl("zentorch_add_rms_norm_", _impl, "CPU")
+PY
+}
+standin "$dir/right" 1
+standin "$dir/wrong" 1.1
+mkdir -p "$dir/failed" && echo "pip install -r python/peers.lock failed: offline" >"$dir/failed/.failed"
+fail=0
+run() { # run NAME PEERS_DIR PATHS
+    OPCOST_PEERS="$2" "$opcost" run --quick --threads 1 --no-pin --llc-mib 32 \
+        --replicates 0 --shapes "$dir/s.csv" --paths "kernel,$3" \
+        --out "$dir/$1.csv" >"$dir/$1.log" 2>&1 ||
+        { echo "FAIL: $1: opcost run exited $?"; tail -5 "$dir/$1.log"; fail=1; }
+}
+run right "$dir/right" peer-zentorch
+run wrong "$dir/wrong" peer-zentorch
+run missing "$dir/none" peer-zentorch,peer-vllm
+run failed "$dir/failed" peer-zentorch
+run real "" peer-vllm,peer-zentorch
+python3 - "$dir" <<'PY' || fail=1
+import csv, sys
+d = sys.argv[1]
+def rows(name):
+    return {(r["op"], r["layout"], r["path"]): r
+            for r in csv.DictReader(open(f"{d}/{name}.csv", newline=""))}
+bad = []
+def expect(name, key, status, note=""):
+    r = rows(name).get(key)
+    if r is None:
+        bad.append(f"{name}: no row for {key}")
+    elif r["status"] != status or note not in r["note"]:
+        bad.append(f"{name} {key}: {r['status']} '{r['note']}', "
+                   f"want {status} with '{note}'")
+    return r
+F, R = "fused_add_rms_norm", "rms_norm_rows"
+for layout in ("contiguous", "transposed"):
+    r = expect("right", (F, layout, "peer-zentorch"), "ok",
+               "verified within 4x the contract's tolerance")
+    if r and "stand-in x1" not in r["dispatch_path"]:
+        bad.append(f"right: dispatch_path names the peer: {r['dispatch_path']}")
+    expect("wrong", (F, layout, "peer-zentorch"), "wrong", "out[")
+expect("right", (R, "contiguous", "peer-zentorch"), "skipped",
+       "zentorch has no row normalization op")
+for p in ("peer-zentorch", "peer-vllm"):
+    expect("missing", (F, "contiguous", p), "skipped", "are not installed in")
+expect("failed", (F, "contiguous", "peer-zentorch"), "skipped", "offline")
+real = rows("real")
+for p in ("peer-vllm", "peer-zentorch"):
+    r = real.get((F, "contiguous", p))
+    if r is None:
+        bad.append(f"real: no row for {p}")
+    elif r["status"] == "skipped" and "are not installed" in r["note"]:
+        print(f"SKIP the real {p}: {r['note']}")
+    elif r["status"] != "ok":
+        bad.append(f"real {p}: {r['status']} '{r['note']}'")
+    else:
+        print(f"real {p}: ok, {r['median_us']} us ({r['dispatch_path']})")
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+exit $fail
