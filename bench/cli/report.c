@@ -185,18 +185,30 @@ static int same_group(const opcost_result *a, const opcost_result *b)
 /* A path's expected cost in a group: sum freq * median / sum freq, and per
  * token sum freq * median / sum freq * B. NAN unless every shape was
  * timed. */
+/* A row the time budget cut (--time-budget: its whole point, every path's
+ * row): the group's figures are over the other shapes, and say so. */
+static int budget_cut(const opcost_result *r)
+{
+    return r->status == OPCOST_STATUS_SKIPPED &&
+           !strncmp(r->note, "budget:", 7);
+}
+
 static void expected(const opcost_result *rows, size_t n, size_t first,
                      const char *path, const char *variant, double *per_call,
-                     double *per_token, int *shapes)
+                     double *per_token, int *shapes, int *cut)
 {
     opcost_wmean call = {0}, b = {0};
     int missing = 0;
-    *shapes = 0;
+    *shapes = *cut = 0;
     for (size_t i = first; i < n; ++i) {
         if (!same_group(&rows[first], &rows[i]) || strcmp(rows[i].path, path) ||
             strcmp(rows[i].variant, variant))
             continue;
         const double freq = atof(rows[i].freq);
+        if (budget_cut(&rows[i])) {
+            ++*cut;
+            continue;
+        }
         ++*shapes;
         if (rows[i].status != OPCOST_STATUS_OK) {
             missing = 1;
@@ -243,7 +255,7 @@ static int paired_expected(const opcost_result *rows, size_t n, size_t first,
     for (size_t i = first; i < n && rc == 0; ++i) {
         const opcost_result *x = &rows[i];
         if (!same_group(&rows[first], x) || strcmp(x->path, path) ||
-            strcmp(x->variant, variant))
+            strcmp(x->variant, variant) || budget_cut(x))
             continue;
         if (x->status != OPCOST_STATUS_OK || !x->paired_with[0] ||
             !isfinite(x->ratio) || !isfinite(x->ratio_ci95_rel) ||
@@ -293,9 +305,9 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
         if (done[g])
             continue;
         double ref = NAN, nat = NAN, tok;
-        int shapes;
-        expected(rows, n, g, "reference", "auto", &ref, &tok, &shapes);
-        expected(rows, n, g, "native", "auto", &nat, &tok, &shapes);
+        int shapes, cut;
+        expected(rows, n, g, "reference", "auto", &ref, &tok, &shapes, &cut);
+        expected(rows, n, g, "native", "auto", &nat, &tok, &shapes, &cut);
         const char *baseline = "reference";
         for (size_t i = g; i < n; ++i)
             if (same_group(&rows[g], &rows[i]) && rows[i].paired_with[0]) {
@@ -324,8 +336,9 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
             if (!first)
                 continue;
             double call, per_token;
+            int cut;
             expected(rows, n, g, rows[i].path, rows[i].variant, &call,
-                     &per_token, &shapes);
+                     &per_token, &shapes, &cut);
             char name[64];
             const int copies =
                 strstr(rows[i].dispatch_path, OPCOST_KERNEL_ON_COPIES) != NULL;
@@ -363,9 +376,12 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
                 snprintf(vs_base, sizeof vs_base, "%.2fx", ref / call);
             if (!isnan(nat))
                 snprintf(vs_nat, sizeof vs_nat, "%.2fx", nat / call);
-            fprintf(f, "  %-28s %12.2f %12.2f %18s %10s  (%d shape%s)\n", name,
-                    call, per_token * 1e3, vs_base, vs_nat, shapes,
-                    shapes == 1 ? "" : "s");
+            char cuts[48] = "";
+            if (cut)
+                snprintf(cuts, sizeof cuts, "; %d cut for the budget", cut);
+            fprintf(f, "  %-28s %12.2f %12.2f %18s %10s  (%d shape%s%s)\n",
+                    name, call, per_token * 1e3, vs_base, vs_nat, shapes,
+                    shapes == 1 ? "" : "s", cuts);
         }
     }
     if (on_copies)

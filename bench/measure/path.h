@@ -36,6 +36,9 @@ typedef struct opcost_path_run {
     /* run by the time budget's pilot (model_pilot.h), not a point: what
      * it compiles, the first point that uses it reports */
     int pilot;
+    /* what its verification measured (opcost_workload's
+     * verified_*_units; NAN: not measured) */
+    double out_err_units, residual_err_units;
 } opcost_path_run;
 
 /* The end of the kernel path's dispatch_path at a point whose layout is

@@ -208,10 +208,16 @@ opcost_status point_start(const opcost_plan *cfg, int cuda,
     const int prep = run->path->prepare(run, why, wl);
     int ver = 0;
     double first_us = 0;
+    run->out_err_units = run->residual_err_units = NAN;
     if (prep == 0) {
+        run->w->verified_out_units = run->w->verified_residual_units = NAN;
         opcost_nvtx_push(OPCOST_NVTX_PHASE, "verify");
         ver = verify_path(run, why, wl, &first_us);
         opcost_nvtx_pop(OPCOST_NVTX_PHASE);
+        if (ver == 0) {
+            run->out_err_units = run->w->verified_out_units;
+            run->residual_err_units = run->w->verified_residual_units;
+        }
     }
     /* what the path ran, as prepare and verify reported it */
     snprintf(dispatch_path, dlen, "%s", run->dispatch_path);
@@ -249,6 +255,8 @@ static void start_slot(point *pt, path_slot *s, opcost_result *row)
         start_path(pt, s, row->dispatch_path, sizeof row->dispatch_path);
     if (st != OPCOST_STATUS_OK)
         point_row_status(row, st, pt->why);
+    row->out_err_units = s->run.out_err_units;
+    row->residual_err_units = s->run.residual_err_units;
 }
 
 /* The probe paired with the point's rows: streaming stores where the

@@ -36,13 +36,36 @@ static rowops_tensor row_of(const rowops_tensor *t, int64_t row)
     return r;
 }
 
+/* The dtype's significand bits (p: its rounding is 2^-p relative at most)
+ * and its smallest normal (below it the relative error means nothing). */
+static void rounding_of(rowops_dtype dt, int *p, double *tiny)
+{
+    *p = dt == ROWOPS_BF16  ? 8
+         : dt == ROWOPS_F16 ? 11
+         : dt == ROWOPS_F32 ? 24
+                            : 53;
+    *tiny = dt == ROWOPS_F16   ? ldexp(1, -14)
+            : dt == ROWOPS_F64 ? ldexp(1, -1022)
+                               : ldexp(1, -126);
+}
+
+/* Checks one row against want within (rtol, atol); *units keeps the
+ * largest error seen, in units of 2^-p relative (rounding_of). */
 static int check_row(const char *name, const rowops_tensor *t, int64_t row,
                      const double *want, int64_t n, double rtol, double atol,
-                     char *why, size_t len)
+                     double *units, char *why, size_t len)
 {
     const rowops_tensor r = row_of(t, row);
+    int p;
+    double tiny;
+    rounding_of(r.dtype, &p, &tiny);
     for (int64_t i = 0; i < n; ++i) {
         const double got = rowops_load_d(r.data, i * r.strides[0], r.dtype);
+        const double mag = fabs(want[i]);
+        if (mag >= tiny && isfinite(got)) {
+            const double u = ldexp(fabs(got - want[i]) / mag, p);
+            *units = isnan(*units) || u > *units ? u : *units;
+        }
         if (!close_enough(got, want[i], rtol, atol)) {
             snprintf(why, len,
                      "%s[%lld, %lld] = %.9g, expected %.9g (rtol %g, atol %g)",
@@ -201,27 +224,28 @@ static int verify_host(opcost_workload *w, int set, const opcost_outputs *got,
     opcost_tolerance(w->c.dtype == ROWOPS_F64 ? ROWOPS_F64 : ROWOPS_F32,
                      &rstd_rtol, &rstd_atol);
     rtol *= scale, atol *= scale, rstd_rtol *= scale, rstd_atol *= scale;
-    const int p = w->c.dtype == ROWOPS_BF16  ? 8
-                  : w->c.dtype == ROWOPS_F16 ? 11
-                  : w->c.dtype == ROWOPS_F32 ? 24
-                                             : 53;
+    int p;
+    double tiny;
+    rounding_of(w->c.dtype, &p, &tiny);
     const double h_rtol = scale > 1 ? ldexp(scale, -p) : 0;
     if (!got->out.data && !(fused && got->residual_out.data)) {
         snprintf(why, len, "no output to verify");
         return 1;
     }
     int bad = 0;
+    w->verified_out_units = w->verified_residual_units = NAN;
     for (int64_t j = 0; j < e->rows && !bad; ++j) {
         const int64_t row = j * e->step < w->c.B ? j * e->step : w->c.B - 1;
         /* out is absent only for the torch.add calibration (h alone) */
         if (got->out.data)
             bad = check_row("out", &got->out, row, e->out + j * n, n, rtol,
-                            atol, why, len);
+                            atol, &w->verified_out_units, why, len);
         if (!bad && fused && got->residual_out.data)
             /* h is x + residual rounded once: exact (a peer's: within
              * scale units of 2^-p relative, p the dtype's significand) */
-            bad = check_row("residual_out", &got->residual_out, row,
-                            e->h + j * n, n, h_rtol, 0, why, len);
+            bad =
+                check_row("residual_out", &got->residual_out, row, e->h + j * n,
+                          n, h_rtol, 0, &w->verified_residual_units, why, len);
         if (!bad && got->rstd.data) {
             const double g = rowops_load_d(
                 got->rstd.data,

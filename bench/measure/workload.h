@@ -75,6 +75,11 @@ typedef struct opcost_workload {
     void *shared_scratch;
     size_t shared_scratch_per_set;
     opcost_expected expected;
+    /* The largest errors the last verification measured against the
+     * float64 reference, in units of 2^-p of each element's magnitude (p:
+     * the dtype's significand bits; elements below its smallest normal
+     * left out): out (y) and residual_out (h). NAN: not measured. */
+    double verified_out_units, verified_residual_units;
     /* On a GPU (opcost_workload_to_device): sets describes device memory,
      * host_sets the host copy the inputs were filled in (the reference
      * reads it); cuda_arch the device's compute capability. */

@@ -126,6 +126,9 @@ static const column columns[] = {
     {COL(fusion_boundary, 0), 5},
     /* version 6: the bandwidth state of the paired fraction's rounds */
     {COL(probe_state, 0), 6},
+    /* version 7: the measured error at verification */
+    {COL(out_err_units, 0), 7},
+    {COL(residual_err_units, 0), 7},
 };
 #define NCOLS (sizeof columns / sizeof columns[0])
 

@@ -31,7 +31,7 @@ extern "C" {
  * host's full bandwidth where there are enough (bandwidth_state.h). Files
  * of every earlier version still load (their new columns read as
  * empty). */
-#define OPCOST_RESULTS_SCHEMA_VERSION 6
+#define OPCOST_RESULTS_SCHEMA_VERSION 7
 
 /* opcost check warns of rows whose frac_of_peak exceeds this: their
  * ceiling did not bound them. */

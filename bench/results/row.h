@@ -127,6 +127,11 @@ typedef struct opcost_result {
      * (bench/measure/bandwidth_state.h): full, reduced, mixed; empty where
      * the point does not stream from DRAM */
     char probe_state[OPCOST_TEXT_MAX];
+    /* version 7: the path's error against the float64 reference at its
+     * verification, in units of 2^-p of each element's magnitude (p: the
+     * dtype's significand bits): out (y) and residual_out (h) */
+    double out_err_units;
+    double residual_err_units;
     char note[OPCOST_NOTE_MAX];
 } opcost_result;
 

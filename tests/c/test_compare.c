@@ -522,6 +522,41 @@ static void summary_freq(void)
              "freq 1e308: 150 us/call, 37500 ns/token expected:\n%s", buf);
 }
 
+/* The run's summary where the time budget cut a shape (every path's row
+ * at it skipped, note budget:): the group's figures over the other
+ * shapes, the cut said; a shape skipped for another reason still leaves
+ * the path without an expected cost. */
+static void summary_budget_cut(void)
+{
+    opcost_result r[4];
+    const char *paths[2] = {"kernel", "peer-vllm"};
+    for (int i = 0; i < 4; ++i)
+        console_row(&r[i], "d", "fused_add_rms_norm", "float32", paths[i % 2],
+                    "1", i < 2 ? 4 : 8192, 10.0 * (i + 1));
+    for (int i = 2; i < 4; ++i) {
+        r[i].status = OPCOST_STATUS_SKIPPED;
+        r[i].median_us = NAN;
+        snprintf(r[i].note, sizeof r[i].note,
+                 "budget: its rows need ~18 s, and points of more weight per "
+                 "second took the 123 s left of --time-budget 360");
+    }
+    char buf[4096];
+    console_text(opcost_report_summary, r, 4, buf, sizeof buf);
+    C_EXPECT(strstr(buf, "10.00") && strstr(buf, "20.00") &&
+                 strstr(buf, "(1 shape; 1 cut for the budget)") &&
+                 !strstr(buf, "not every shape was timed"),
+             "a budget cut: the figures over the shape timed, the cut "
+             "said:\n%s",
+             buf);
+    /* the peer skipped for its own reason at the timed shape: no figure */
+    r[1].status = OPCOST_STATUS_SKIPPED;
+    r[1].median_us = NAN;
+    snprintf(r[1].note, sizeof r[1].note, "vLLM's CPU kernel needs N %% 8");
+    console_text(opcost_report_summary, r, 4, buf, sizeof buf);
+    C_EXPECT(strstr(buf, "not every shape was timed") && strstr(buf, "10.00"),
+             "a shape skipped for another reason: no figure:\n%s", buf);
+}
+
 /* The model section where no norm share was measured (a GPU run: CPU
  * scopes time no kernels there): the share reads "-", never "nan%". */
 static void model_share_unmeasured(void)
@@ -891,6 +926,7 @@ int main(void)
     ab_broken();
     scaling();
     summary_freq();
+    summary_budget_cut();
     model_share_unmeasured();
     paired_variants();
     return c_report("test_compare");

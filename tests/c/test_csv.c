@@ -45,11 +45,14 @@ static const char v3_header[] = V3_COLUMNS;
 #define V5_COLUMNS                                                             \
     V4_COLUMNS ",norm_share,graph_breaks,recompiles,op_calls,copies_around,"   \
                "fusion_boundary"
+#define V6_COLUMNS V5_COLUMNS ",probe_state"
 static const char v4_header[] = V4_COLUMNS;
 static const char v5_header[] = V5_COLUMNS;
+static const char v6_header[] = V6_COLUMNS;
 /* The current version's header, written out: the one line a new column
  * changes here (counts and versions below follow from it). */
-static const char spec_header[] = V5_COLUMNS ",probe_state";
+static const char spec_header[] =
+    V6_COLUMNS ",out_err_units,residual_err_units";
 
 /* Columns of spec_header. */
 static int spec_columns(void)
@@ -220,6 +223,9 @@ static void test_round_trip(void)
              "cpp_fused_mul_view mm, \"quoted\"");
     /* the bandwidth state of a paired fraction (version 6) */
     snprintf(rows[0].probe_state, sizeof rows[0].probe_state, "reduced");
+    /* the errors measured at verification (version 7) */
+    rows[0].out_err_units = 1.875;
+    rows[0].residual_err_units = 0;
 
     char path[512], err[512];
     join(path, sizeof path, "results.csv");
@@ -858,7 +864,11 @@ static void test_older_version(int version, const char *header)
                          back[0].copies_around == OPCOST_INT_NA &&
                          !back[0].fusion_boundary[0],
                      "version-5 columns empty");
-        C_EXPECT(!back[0].probe_state[0], "version-6 columns empty");
+        if (version < 6)
+            C_EXPECT(!back[0].probe_state[0], "version-6 columns empty");
+        C_EXPECT(isnan(back[0].out_err_units) &&
+                     isnan(back[0].residual_err_units),
+                 "version-7 columns empty");
         char again[512];
         join(again, sizeof again, "upgraded.csv");
         C_EXPECT(opcost_results_write(again, back, 1, err, sizeof err) == 0,
@@ -897,6 +907,7 @@ int main(void)
     test_older_version(3, v3_header);
     test_older_version(4, v4_header);
     test_older_version(5, v5_header);
+    test_older_version(6, v6_header);
     test_samples();
     return c_report("test_csv");
 }

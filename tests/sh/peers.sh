@@ -3,7 +3,8 @@
 # package whose zentorch_add_rms_norm_ is a few lines of torch, found
 # through OPCOST_PEERS): a right one verified and timed, a wrong one
 # `wrong`, a missing one and one whose set-up failed `skipped` with the
-# reason, every row there; where set-up installed the real peers
+# reason, every row there; each verified row's measured error (out, h) in
+# units of 2^-p; where set-up installed the real peers
 # (python/peers.lock), peer-vllm and peer-zentorch verified on float32 rows.
 # Usage: peers.sh OPCOST BUILD_DIR
 set -u
@@ -68,6 +69,25 @@ for layout in ("contiguous", "transposed"):
     expect("wrong", (F, layout, "peer-zentorch"), "wrong", "out[")
 expect("right", (R, "contiguous", "peer-zentorch"), "skipped",
        "zentorch has no row normalization op")
+# the errors measured at verification (units of 2^-24 relative here): the
+# stand-in rounds once from double, rowops' h is exact, its y a few units
+right = rows("right")
+def units(key, col):
+    v = right[key][col] if key in right else ""
+    return float(v) if v != "" else None
+k, z = (F, "contiguous", "kernel"), (F, "contiguous", "peer-zentorch")
+if units(k, "residual_err_units") != 0:
+    bad.append(f"kernel's h is exact: {units(k, 'residual_err_units')}")
+if not (0 < (units(k, "out_err_units") or -1) < 8):
+    bad.append(f"kernel's y within a few units: {units(k, 'out_err_units')}")
+if not (0 <= (units(z, "out_err_units") or -1) <= 1) or \
+        units(z, "residual_err_units") != 0:
+    bad.append(f"the stand-in rounds once: {units(z, 'out_err_units')}, "
+               f"{units(z, 'residual_err_units')}")
+if units((R, "contiguous", "kernel"), "residual_err_units") is not None:
+    bad.append("rms_norm_rows has no h: its residual error is empty")
+if units((R, "contiguous", "peer-zentorch"), "out_err_units") is not None:
+    bad.append("a skipped row has no error")
 for p in ("peer-zentorch", "peer-vllm"):
     expect("missing", (F, "contiguous", p), "skipped", "are not installed in")
 expect("failed", (F, "contiguous", "peer-zentorch"), "skipped", "offline")
