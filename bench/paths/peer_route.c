@@ -16,9 +16,9 @@ static PyObject *peer_unavailable(opcost_path_run *r)
         return NULL;
     const opcost_case *c = &r->w->c;
     PyObject *why = PyObject_CallMethod(
-        mod, "unavailable", "(ssssLs)", r->path->name, rowops_op_name(c->op),
+        mod, "unavailable", "(ssssLss)", r->path->name, rowops_op_name(c->op),
         rowops_dtype_name(c->dtype), rowops_dtype_name(c->weight_dtype),
-        (long long)c->N, "cpu");
+        (long long)c->N, "cpu", opcost_layout_name(c->layout));
     Py_DECREF(mod);
     return why;
 }

@@ -19,6 +19,9 @@
     X(opcost_path_compiled_aoti)                                               \
     X(opcost_path_peer_vllm)                                                   \
     X(opcost_path_peer_zentorch)                                               \
+    X(opcost_path_eager_python_inplace)                                        \
+    X(opcost_path_peer_vllm_inplace)                                           \
+    X(opcost_path_peer_zentorch_inplace)                                       \
     X(opcost_path_model_shipped_eager)                                         \
     X(opcost_path_model_rowops_eager)                                          \
     X(opcost_path_model_torch_eager)                                           \

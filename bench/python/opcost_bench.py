@@ -160,8 +160,19 @@ class Runner:
         self.compile_ms = float("nan")
         self.compiled_first = False
         self.args = []
+        inplace = path.endswith("-inplace")
         for s in sets:
             tensors = [wrap(*t) for t in s]
+            if inplace:
+                # the in-place form mutates x and residual: it runs on this
+                # set's own copies (same strides), made here, so the
+                # driver's inputs stay what the reference reads
+                tensors[0] = torch.empty_strided(
+                    tensors[0].shape, tensors[0].stride(),
+                    dtype=tensors[0].dtype).copy_(tensors[0])
+                tensors[1] = torch.empty_strided(
+                    tensors[1].shape, tensors[1].stride(),
+                    dtype=tensors[1].dtype).copy_(tensors[1])
             if path.startswith("compiled-python"):
                 self.args.append(tuple(tensors))
             elif path == "torch-add-python":
@@ -170,6 +181,16 @@ class Runner:
                 self.args.append(tuple(tensors) + (eps,))
         if path == "eager-python":
             self.fn = _EAGER[op]
+        elif path == "eager-python-inplace":
+            # rowops.fused_add_rms_norm_, outputs as the functional op's
+            # (x, residual: what it wrote; it returns no rstd)
+            def inplace_call(x, residual, weight, eps):
+                _api.fused_add_rms_norm_(x, residual, weight, eps)
+                return x, residual, None
+            self.fn = inplace_call
+        elif path.startswith("peer-") and inplace:
+            import opcost_peers
+            self.fn = opcost_peers.inplace(path[:-len("-inplace")])
         elif path == "reference-python":
             self.fn = _REFERENCE[op]
         elif path == "torch-add-python":

@@ -2,11 +2,12 @@
 peer-* paths), loaded by path from the peers' directory that
 scripts/setup-peers.sh fills from python/peers.lock, never vendored.
 
-Each peer is in place, as its library ships it; the paths time the
+Each peer is in place, as its library ships it. peer-X times the
 functional form, as rowops' op is: contiguous copies of x and residual
 (the copies a caller needs to keep its inputs, and the layout the peers
-require) and then the peer on them. The copies are aten::clone records,
-attributed as conversion. A peer that cannot run a point says why, and the
+require) and then the peer on them (the copies are aten::clone records,
+attributed as conversion); peer-X-inplace the peer on the caller's own
+tensors, as a model calls it, beside eager-python-inplace. A peer that cannot run a point says why, and the
 row is skipped with it."""
 
 import hashlib
@@ -148,8 +149,23 @@ PEERS = {"peer-vllm": _Vllm(), "peer-zentorch": _Zentorch()}
 _LOADED = {}
 
 
-def unavailable(path, op, dtype, weight_dtype, n, device):
-    """Why the peer cannot run this point ("" where it can)."""
+def _base(path):
+    """The peer of a path: peer-X and peer-X-inplace are both X's."""
+    return path[:-len("-inplace")] if path.endswith("-inplace") else path
+
+
+def unavailable(path, op, dtype, weight_dtype, n, device, layout=""):
+    """Why the peer cannot run this point ("" where it can); the in-place
+    form runs where the peer writes the caller's own tensors: the fused op
+    in contiguous rows."""
+    if path.endswith("-inplace"):
+        if op != "fused_add_rms_norm":
+            return f"{op} has no in-place form"
+        if layout != "contiguous":
+            return (f"the peer writes contiguous rows only: in place on a "
+                    f"{layout} input it cannot run (the functional form "
+                    f"copies)")
+    path = _base(path)
     peer = PEERS[path]
     if device != "cpu":
         return f"{path} runs on the CPU only here"
@@ -162,7 +178,18 @@ def unavailable(path, op, dtype, weight_dtype, n, device):
 
 def label(path):
     """What the row's dispatch_path says ran."""
-    return PEERS[path].label or path
+    return PEERS[_base(path)].label or path
+
+
+def inplace(path):
+    """The peer in place on the caller's tensors (the sets' own copies,
+    opcost_bench.Runner), outputs as the functional op's."""
+    peer = PEERS[_base(path)]
+
+    def call(x, residual, weight, eps):
+        peer.fused(x, residual, weight, eps)
+        return x, residual, None
+    return call
 
 
 def functional(path, op):

@@ -461,7 +461,12 @@ int main(void)
                               (c.layout != OPCOST_CONTIGUOUS ||
                                (c.dtype != ROWOPS_F32 &&
                                 c.dtype != ROWOPS_BF16))));
-                        if (calibration_skip) {
+                        /* the in-place form is the fused op's only */
+                        const int no_inplace =
+                            rc == 1 && c.op != ROWOPS_OP_FUSED_ADD_RMS_NORM &&
+                            !strcmp(p->name, "eager-python-inplace") &&
+                            strstr(why, "has no in-place form");
+                        if (calibration_skip || no_inplace) {
                             opcost_workload_free(&w);
                             continue;
                         }

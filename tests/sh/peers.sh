@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The peer paths' machinery with a stand-in peer built here (a zentorch
+# The peer paths' machinery, functional and in place (beside rowops' own
+# in-place form), with a stand-in peer built here (a zentorch
 # package whose zentorch_add_rms_norm_ is a few lines of torch, found
 # through OPCOST_PEERS): a right one verified and timed, a wrong one
 # `wrong`, a missing one and one whose set-up failed `skipped` with the
@@ -40,11 +41,11 @@ run() { # run NAME PEERS_DIR PATHS
         --out "$dir/$1.csv" >"$dir/$1.log" 2>&1 ||
         { echo "FAIL: $1: opcost run exited $?"; tail -5 "$dir/$1.log"; fail=1; }
 }
-run right "$dir/right" peer-zentorch
-run wrong "$dir/wrong" peer-zentorch
+run right "$dir/right" peer-zentorch,peer-zentorch-inplace,eager-python-inplace
+run wrong "$dir/wrong" peer-zentorch,peer-zentorch-inplace
 run missing "$dir/none" peer-zentorch,peer-vllm
 run failed "$dir/failed" peer-zentorch
-run real "" peer-vllm,peer-zentorch
+run real "" peer-vllm,peer-zentorch,peer-vllm-inplace,peer-zentorch-inplace
 python3 - "$dir" <<'PY' || fail=1
 import csv, sys
 d = sys.argv[1]
@@ -69,6 +70,18 @@ for layout in ("contiguous", "transposed"):
     expect("wrong", (F, layout, "peer-zentorch"), "wrong", "out[")
 expect("right", (R, "contiguous", "peer-zentorch"), "skipped",
        "zentorch has no row normalization op")
+# the in-place forms: on each set's own copies, verified like the rest;
+# a peer's only in contiguous rows, neither for rms_norm_rows
+expect("right", (F, "contiguous", "peer-zentorch-inplace"), "ok")
+expect("wrong", (F, "contiguous", "peer-zentorch-inplace"), "wrong", "out[")
+expect("right", (F, "transposed", "peer-zentorch-inplace"), "skipped",
+       "contiguous rows only")
+for p in ("peer-zentorch-inplace", "eager-python-inplace"):
+    expect("right", (R, "contiguous", p), "skipped", "has no in-place form")
+for layout in ("contiguous", "transposed"):
+    r = expect("right", (F, layout, "eager-python-inplace"), "ok")
+    if r and r["residual_err_units"] != "0":
+        bad.append(f"rowops in place: h exact ({r['residual_err_units']})")
 # the errors measured at verification (units of 2^-24 relative here): the
 # stand-in rounds once from double, rowops' h is exact, its y a few units
 right = rows("right")
@@ -92,7 +105,8 @@ for p in ("peer-zentorch", "peer-vllm"):
     expect("missing", (F, "contiguous", p), "skipped", "are not installed in")
 expect("failed", (F, "contiguous", "peer-zentorch"), "skipped", "offline")
 real = rows("real")
-for p in ("peer-vllm", "peer-zentorch"):
+for p in ("peer-vllm", "peer-zentorch", "peer-vllm-inplace",
+          "peer-zentorch-inplace"):
     r = real.get((F, "contiguous", p))
     if r is None:
         bad.append(f"real: no row for {p}")
