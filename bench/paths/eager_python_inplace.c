@@ -3,7 +3,7 @@
  * set's own copies made before timing (opcost_bench.Runner), so that the
  * driver's inputs stay what the reference reads; beside the peers'
  * in-place forms (peer-*-inplace). */
-#include "python_route.h"
+#include "peer_route.h"
 #include "rowops.h"
 
 #include <stdio.h>
@@ -25,6 +25,7 @@ const opcost_path opcost_path_eager_python_inplace = {
                    "a model calls, beside the peers' in-place forms",
     .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,
     .needs_torch = 1,
+    .applies = opcost_fused_only,
     .prepare = prepare_inplace,
     .run = opcost_python_run,
     .verify = opcost_python_verify,

@@ -76,3 +76,8 @@ void opcost_peer_annotate(opcost_path_run *r, char *note, size_t len)
                  "(the peer returns none)",
                  used ? "; " : "", (double)OPCOST_PEER_TOL_SCALE);
 }
+
+int opcost_fused_only(const opcost_case *c)
+{
+    return c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
+}

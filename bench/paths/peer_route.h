@@ -25,14 +25,22 @@ int opcost_peer_verify(opcost_path_run *r, int set, char *why, size_t len);
 /* The Python paths' note and how the peer was verified. */
 void opcost_peer_annotate(opcost_path_run *r, char *note, size_t len);
 
+/* The in-place forms' rows (rowops' and the peers'): at the fused op's
+ * points only, as the row normalization has no in-place form. */
+int opcost_fused_only(const opcost_case *c);
+
 /* Defines a peer path: one line per path file. */
 #define OPCOST_PEER_PATH(ident, path_name, text)                               \
+    OPCOST_PEER_PATH_OF(ident, path_name, text, NULL)
+/* The same with rows only where applies(c) (NULL: every point). */
+#define OPCOST_PEER_PATH_OF(ident, path_name, text, applies_fn)                \
     const opcost_path ident = {                                                \
         .name = path_name,                                                     \
         .description = text,                                                   \
         .devices = OPCOST_ON_CPU,                                              \
         .needs_torch = 1,                                                      \
         .peer = 1,                                                             \
+        .applies = applies_fn,                                                 \
         .prepare = opcost_peer_prepare,                                        \
         .run = opcost_python_run,                                              \
         .verify = opcost_peer_verify,                                          \
