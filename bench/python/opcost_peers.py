@@ -41,8 +41,10 @@ def _site():
     if (d / "site").is_dir():
         return d / "site", ""
     failed = d / ".failed"
-    if failed.is_file():
-        return None, failed.read_text().strip().replace("\n", " ")
+    if failed.is_file():  # set-up's reason: its first 300 bytes
+        with open(failed, "rb") as f:
+            text = f.read(300).decode("utf-8", "replace")
+        return None, " ".join(text.split())
     return None, (f"the peers are not installed in {d} (scripts/"
                   f"setup-peers.sh, run by make's set-up)")
 
