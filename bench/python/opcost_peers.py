@@ -54,7 +54,7 @@ def _capped_avx2():
     ATEN_CPU_CAPABILITY): a peer then runs its AVX2 build too."""
     cap = os.environ.get("ROWOPS_CPU_CAPABILITY", "")
     return cap in ("avx2", "default") or \
-        torch.backends.cpu.get_cpu_capability() not in ("AVX512",)
+        not torch.backends.cpu.get_cpu_capability().startswith("AVX512")
 
 
 class _Vllm:
