@@ -9,50 +9,56 @@
 
 /* Why the peer cannot run this point (a new reference to a str, empty
  * where it can), or NULL on a Python error. */
-static PyObject *peer_unavailable(opcost_path_run *r)
+static PyObject *peer_unavailable(PyObject *peers, const opcost_path_run *r)
 {
-    PyObject *mod = PyImport_ImportModule("opcost_peers");
-    if (!mod)
-        return NULL;
     const opcost_case *c = &r->w->c;
-    PyObject *why = PyObject_CallMethod(
-        mod, "unavailable", "(ssssLss)", r->path->name, rowops_op_name(c->op),
+    return PyObject_CallMethod(
+        peers, "unavailable", "(ssssLss)", r->path->name, rowops_op_name(c->op),
         rowops_dtype_name(c->dtype), rowops_dtype_name(c->weight_dtype),
         (long long)c->N, "cpu", opcost_layout_name(c->layout));
-    Py_DECREF(mod);
-    return why;
+}
+
+/* Prepares r with the module opcost_peers: skipped (1) with the peer's
+ * reason, else the Runner and, as the dispatch path, what the peer
+ * loaded. */
+static int prepare_with(PyObject *peers, opcost_path_run *r, char *why,
+                        size_t len)
+{
+    PyObject *reason = peer_unavailable(peers, r);
+    if (!reason)
+        return opcost_python_error(why, len);
+    const char *text = PyUnicode_Check(reason) ? PyUnicode_AsUTF8(reason) : "";
+    const int skip = text && *text;
+    if (skip)
+        snprintf(why, len, "%s", text);
+    Py_DECREF(reason);
+    if (skip)
+        return 1;
+    const int rc =
+        opcost_python_prepare_calls(r, r->path->name, NULL, why, len);
+    if (rc)
+        return rc;
+    /* what ran: the peer's build and where it was loaded from */
+    PyObject *label = PyObject_CallMethod(peers, "label", "(s)", r->path->name);
+    const char *l =
+        label && PyUnicode_Check(label) ? PyUnicode_AsUTF8(label) : NULL;
+    if (l)
+        snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s", l);
+    Py_XDECREF(label);
+    PyErr_Clear();
+    return 0;
 }
 
 int opcost_peer_prepare(opcost_path_run *r, char *why, size_t len)
 {
     if (opcost_python_start(why, len))
         return 1; /* no interpreter: skipped, with the reason */
-    PyObject *reason = peer_unavailable(r);
-    if (!reason)
+    PyObject *peers = PyImport_ImportModule("opcost_peers");
+    if (!peers)
         return opcost_python_error(why, len);
-    const char *text = PyUnicode_Check(reason) ? PyUnicode_AsUTF8(reason) : "";
-    if (text && *text) {
-        snprintf(why, len, "%s", text);
-        Py_DECREF(reason);
-        return 1;
-    }
-    Py_DECREF(reason);
-    const int rc =
-        opcost_python_prepare_calls(r, r->path->name, NULL, why, len);
-    if (rc)
-        return rc;
-    /* what ran: the peer's build and where it was loaded from */
-    PyObject *mod = PyImport_ImportModule("opcost_peers");
-    PyObject *label =
-        mod ? PyObject_CallMethod(mod, "label", "(s)", r->path->name) : NULL;
-    const char *l =
-        label && PyUnicode_Check(label) ? PyUnicode_AsUTF8(label) : NULL;
-    if (l)
-        snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s", l);
-    Py_XDECREF(label);
-    Py_XDECREF(mod);
-    PyErr_Clear();
-    return 0;
+    const int rc = prepare_with(peers, r, why, len);
+    Py_DECREF(peers);
+    return rc;
 }
 
 int opcost_peer_verify(opcost_path_run *r, int set, char *why, size_t len)

@@ -167,12 +167,10 @@ class Runner:
                 # the in-place form mutates x and residual: it runs on this
                 # set's own copies (same strides), made here, so the
                 # driver's inputs stay what the reference reads
-                tensors[0] = torch.empty_strided(
-                    tensors[0].shape, tensors[0].stride(),
-                    dtype=tensors[0].dtype).copy_(tensors[0])
-                tensors[1] = torch.empty_strided(
-                    tensors[1].shape, tensors[1].stride(),
-                    dtype=tensors[1].dtype).copy_(tensors[1])
+                for k in (0, 1):
+                    t = tensors[k]
+                    tensors[k] = torch.empty_strided(
+                        t.shape, t.stride(), dtype=t.dtype).copy_(t)
             if path.startswith("compiled-python"):
                 self.args.append(tuple(tensors))
             elif path == "torch-add-python":
@@ -190,7 +188,7 @@ class Runner:
             self.fn = inplace_call
         elif path.startswith("peer-") and inplace:
             import opcost_peers
-            self.fn = opcost_peers.inplace(path[:-len("-inplace")])
+            self.fn = opcost_peers.inplace(path)
         elif path == "reference-python":
             self.fn = _REFERENCE[op]
         elif path == "torch-add-python":
