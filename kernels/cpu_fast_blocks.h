@@ -6,16 +6,16 @@
  * DEFINE_FAST_ROWS makes the entry points.
  *
  * p1: reads x (and r), forms h, keeps the block's h at sd (if sd: its
- * place in the scratch row) and accumulates its squares; without sd (rows
- * wider than the scratch row) it stores h (float16/float32) itself. bfloat16
- * pass 1 writes nothing: rounding to bfloat16 skips NaN handling, so h waits in
- * the scratch row and a row whose sum is not finite is redone by the strided
- * kernel from intact inputs (cpu_fast_pipeline.h). p2: given the block's h,
- * stores h (if h) and out, each output's 64 bytes in consecutive stores:
- * streamed halves of a line interleaved with the other output's left
- * write-combining buffers half full (fused bfloat16 at 256 MiB, 2 threads,
- * AVX2: 13.8 GB/s against 27.5 with whole lines, paired runs). src_mem: the
- * block's h for pass 2 without a scratch row. */
+ * place in the scratch row) and accumulates its squares; without sd (the
+ * two-pass driver) it stores h itself, bfloat16 rounded keeping NaN. With a
+ * scratch row bfloat16 pass 1 writes nothing: its rounding skips NaN
+ * handling, so h waits in the scratch row and a row whose sum is not finite
+ * is redone by the strided kernel from intact inputs (cpu_fast_pipeline.h). p2:
+ * given the block's h, stores h (if h) and out, each output's 64 bytes in
+ * consecutive stores: streamed halves of a line interleaved with the other
+ * output's left write-combining buffers half full (fused bfloat16 at 256 MiB, 2
+ * threads, AVX2: 13.8 GB/s against 27.5 with whole lines, paired runs).
+ * src_mem: the block's h for pass 2 without a scratch row. */
 #ifndef ROWOPS_CPU_FAST_BLOCKS_H
 #define ROWOPS_CPU_FAST_BLOCKS_H
 
@@ -51,10 +51,17 @@ static inline void h32_bf16(const void *x, const void *r, int64_t i, vec16 *lo,
 static inline void p1_bf16(const row_ctx *k, const void *x, const void *r,
                            void *h, float *sd, int64_t i, vec16 *a0, vec16 *a1)
 {
-    (void)k;
-    (void)h;
     vec16 lo, hi;
-    h32_bf16(x, r, i, &lo, &hi);
+    if (r && !sd) { /* h stored now: rounded keeping NaN */
+        vec16 rlo, rhi;
+        v16_load32_bf16((const uint16_t *)x + i, &lo, &hi);
+        v16_load32_bf16((const uint16_t *)r + i, &rlo, &rhi);
+        lo = v16_round_bf16_nan(v16_add(lo, rlo));
+        hi = v16_round_bf16_nan(v16_add(hi, rhi));
+        v16_store32_bf16((uint16_t *)h + i, lo, hi, k->stream);
+    } else {
+        h32_bf16(x, r, i, &lo, &hi);
+    }
     if (sd) {
         v16_store(sd, lo);
         v16_store(sd + 16, hi);
@@ -80,12 +87,11 @@ static inline void p2_bf16(const row_ctx *k, vec16 lo, vec16 hi, void *h,
                      v16_round_bf16(hi), k->stream);
 }
 
-/* bfloat16 pass 1 writes nothing, so x and r are intact in pass 2. */
+/* Without a scratch row pass 1 stored h: read it (or x) back. */
 static inline void src_mem_bf16(const void *x, const void *r, const void *h,
                                 int64_t i, vec16 *lo, vec16 *hi)
 {
-    (void)h;
-    h32_bf16(x, r, i, lo, hi);
+    v16_load32_bf16((const uint16_t *)(r ? h : x) + i, lo, hi);
 }
 
 /* ---- float16 (F16C), natural order --------------------------------------- */
@@ -214,5 +220,6 @@ DEFINE_DRIVERS(f32, ROWOPS_F32, , prefetch_t1)
 DEFINE_DRIVERS(bf16, ROWOPS_BF16, _nta, prefetch_nta)
 DEFINE_DRIVERS(f16, ROWOPS_F16, _nta, prefetch_nta)
 DEFINE_DRIVERS(f32, ROWOPS_F32, _nta, prefetch_nta)
+DEFINE_TWO_PASS(f32, ROWOPS_F32, _np, prefetch_none) /* the hot-row form */
 
 #endif

@@ -14,7 +14,8 @@
  *   src_mem_D(x, r, h, i, &lo, &hi)    h for pass 2 without a scratch row
  * and instantiates DEFINE_DRIVERS(D, DT, V, PREFETCH) for each dtype, once
  * with the L2 prefetch (V empty, prefetch_t1) and once non-temporal (V
- * _nta, prefetch_nta); the kernel's
+ * _nta, prefetch_nta), and the float32 two-pass driver once more without
+ * prefetch (DEFINE_TWO_PASS, V _np, prefetch_none); the kernel's
  * file then makes its entry points with DEFINE_FAST_ROWS(entry,
  * prefix_finite). */
 #ifndef ROWOPS_CPU_FAST_PIPELINE_H
@@ -119,16 +120,17 @@ static inline void prefetch_nta(const void *x, const void *r, int64_t off)
     }
 }
 
-/* ---- scalar conversions ---------------------------------------------- */
-
-/* Element i of h (x alone for rms_norm_rows: r == NULL), rounded. */
-static inline float bf16_h_at(const uint16_t *x, const uint16_t *r, int64_t i)
+/* No software prefetch: for float32 rows with ordinary stores, whose
+ * inputs are often hot (in place, in a model), and where the hardware
+ * prefetchers keep up with two passes over one row. */
+static inline void prefetch_none(const void *x, const void *r, int64_t off)
 {
-    const float v = rowops_bf16_to_f32(x[i]);
-    return r ? rowops_bf16_to_f32(
-                   rowops_f32_to_bf16(v + rowops_bf16_to_f32(r[i])))
-             : v;
+    (void)x;
+    (void)r;
+    (void)off;
 }
+
+/* ---- scalar conversions ---------------------------------------------- */
 
 /* ---- the scalar tails (elements past the last 16-block), per dtype ---- */
 
@@ -137,16 +139,17 @@ static inline float to_f(const void *p, int64_t i, rowops_dtype dt)
     return rowops_load_f(p, i, dt);
 }
 
-/* Pass 1 over [from, n): writes h (float16/float32) and s; the sum. */
-static float tail1(const row_ctx *k, rowops_dtype dt, const row_ptrs *p,
-                   float *s, int64_t from)
+/* Pass 1 over [from, n): writes s, else h; the sum. */
+static float tail1(const row_ctx *k, rowops_dtype dt, row_ptrs pv, float *s,
+                   int64_t from)
 {
+    const row_ptrs *p = &pv;
     float sum = 0.f;
     for (int64_t i = from; i < k->n; ++i) {
         float v = to_f(p->x, i, dt);
         if (p->r) {
             const float raw = v + to_f(p->r, i, dt);
-            if (dt == ROWOPS_BF16) {
+            if (dt == ROWOPS_BF16 && s) {
                 v = rowops_bf16_to_f32(rowops_f32_to_bf16(raw));
             } else {
                 rowops_store_f(p->h, i, dt, raw);
@@ -160,19 +163,15 @@ static float tail1(const row_ctx *k, rowops_dtype dt, const row_ptrs *p,
     return sum;
 }
 
-/* Pass 2 over [from, n): h from s, else as src_mem reads it. */
-static void tail2(const row_ctx *k, rowops_dtype dt, const row_ptrs *p,
+/* Pass 2 over [from, n): h from s (bfloat16 h stored from there), else as
+ * src_mem reads it. */
+static void tail2(const row_ctx *k, rowops_dtype dt, row_ptrs pv,
                   const float *s, int64_t from, float rstd)
 {
+    const row_ptrs *p = &pv;
     for (int64_t i = from; i < k->n; ++i) {
-        float v;
-        if (s)
-            v = s[i];
-        else if (dt == ROWOPS_BF16)
-            v = bf16_h_at(p->x, p->r, i);
-        else
-            v = to_f(p->r ? p->h : p->x, i, dt);
-        if (p->h && dt == ROWOPS_BF16)
+        const float v = s ? s[i] : to_f(p->r ? p->h : p->x, i, dt);
+        if (s && p->h && dt == ROWOPS_BF16)
             rowops_store_f(p->h, i, dt, v);
         float y = v * rstd;
         if (k->w)
@@ -181,14 +180,16 @@ static void tail2(const row_ctx *k, rowops_dtype dt, const row_ptrs *p,
     }
 }
 
-static void row_pointers(const rowops_call *c, int64_t row, row_ptrs *p)
+static inline row_ptrs row_at(const rowops_call *c, int64_t row)
 {
     const int fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    p->x = rowops_tensor_row_ptr(&c->x, row);
-    p->r = fused ? rowops_tensor_row_ptr(&c->residual, row) : NULL;
-    p->h = fused ? rowops_tensor_row_ptr(&c->residual_out, row) : NULL;
-    p->out = rowops_tensor_row_ptr(&c->out, row);
-    p->rstd = rowops_tensor_index_ptr(&c->rstd, row);
+    row_ptrs p;
+    p.x = rowops_tensor_row_ptr(&c->x, row);
+    p.r = fused ? rowops_tensor_row_ptr(&c->residual, row) : NULL;
+    p.h = fused ? rowops_tensor_row_ptr(&c->residual_out, row) : NULL;
+    p.out = rowops_tensor_row_ptr(&c->out, row);
+    p.rstd = rowops_tensor_index_ptr(&c->rstd, row);
+    return p;
 }
 
 /* Where pass 2 of row j starts (in elements; it wraps around the row)
@@ -207,9 +208,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
 {
     if (e - b < 2 || blocks < 2 * block)
         return 0;
-    row_ptrs p0, p1;
-    row_pointers(c, b, &p0);
-    row_pointers(c, b + 1, &p1);
+    const row_ptrs p0 = row_at(c, b), p1 = row_at(c, b + 1);
     const void *stores[2] = {p0.out, p0.h}, *loads[2] = {p1.x, p1.r};
     const int ns = p0.h ? 2 : 1, nl = p1.r ? 2 : 1;
     const int64_t es = (int64_t)rowops_dtype_size(dt);
@@ -245,10 +244,21 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
  * compiled alone; opcost ab, paired). */
 #define NOINLINE __attribute__((noinline))
 
-#define DEFINE_DRIVERS(D, DT, V, PREFETCH)                                     \
+/* The drivers' loops read the call's settings (k) and the row's pointers
+ * from locals whose address nothing outside the inlined block functions
+ * sees: the vector stores go through may-alias types, so with k or the
+ * row pointers behind a parameter's pointer gcc reloaded every one of them
+ * after every store (the tails and first_ get the caller's copies). */
+#define LOCAL_CTX                                                              \
+    const row_ctx kv = *kin;                                                   \
+    const row_ctx *const k = &kv
+
+#define DEFINE_TWO_PASS(D, DT, V, PREFETCH)                                    \
     /* Pass 1 of one row into s (NULL: none); returns its sum of squares. */   \
-    static float first_##D##V(const row_ctx *k, const row_ptrs *p, float *s)   \
+    static float first_##D##V(const row_ctx *kin, row_ptrs pv, float *s)       \
     {                                                                          \
+        LOCAL_CTX;                                                             \
+        const row_ptrs *const p = &pv;                                         \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
         rowops_sum acc = {0, 0};                                               \
         for (int64_t c = 0; c < blocks; c += FAST_CHUNK) {                     \
@@ -260,50 +270,55 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             }                                                                  \
             rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                          \
         }                                                                      \
-        return chunked_sum(&acc, tail1(k, DT, p, s, blocks));                  \
+        return chunked_sum(&acc, tail1(kin, DT, pv, s, blocks));               \
     }                                                                          \
                                                                                \
-    /* One row, pass 1 then pass 2 (no scratch). 0: redo the row. */           \
-    static int wide_##D##V(const row_ctx *k, const row_ptrs *p)                \
+    /* One row, pass 1 then pass 2, no scratch row: pass 1 stores h (rounded   \
+     * keeping NaN), pass 2 reads it back. A row whose sum is not finite       \
+     * (bfloat16: the vector rounding of out does not keep NaN) runs pass 2    \
+     * in the scalar tail. */                                                  \
+    static void wide_##D##V(const row_ctx *kin, row_ptrs pv)                   \
     {                                                                          \
+        LOCAL_CTX;                                                             \
+        const row_ptrs *const p = &pv;                                         \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
-        const float sum = first_##D##V(k, p, NULL);                            \
-        if (!SUM_OK_##D(sum))                                                  \
-            return 0;                                                          \
+        const float sum = first_##D##V(kin, pv, NULL);                         \
         const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);           \
         const FAST_VEC rv = FAST_SET1(rstd);                                   \
-        for (int64_t i = 0; i < blocks; i += FAST_BLOCK) {                     \
+        const int64_t vec_end = SUM_OK_##D(sum) ? blocks : 0;                  \
+        for (int64_t i = 0; i < vec_end; i += FAST_BLOCK) {                    \
             FAST_VEC lo, hi;                                                   \
             src_mem_##D(p->x, p->r, p->h, i, &lo, &hi);                        \
-            p2_##D(k, lo, hi, DT == ROWOPS_BF16 ? p->h : NULL, p->out, i, rv); \
+            p2_##D(k, lo, hi, NULL, p->out, i, rv);                            \
         }                                                                      \
-        tail2(k, DT, p, NULL, blocks, rstd);                                   \
+        tail2(kin, DT, pv, NULL, vec_end, rstd);                               \
         *p->rstd = rstd;                                                       \
-        return 1;                                                              \
-    }                                                                          \
-                                                                               \
+    }
+
+/* The pipelined drivers (rows_, rows1_) of dtype D, hint V; they call the
+ * DEFINE_TWO_PASS drivers of the same D and V. */
+#define DEFINE_PIPELINE(D, DT, V, PREFETCH)                                    \
     /* Rows [b, e) pipelined, two scratch rows alternating (rows shorter than  \
      * ONE_SCRATCH_MIN); rows whose sum fails are redone strided. */           \
-    NOINLINE static void rows_##D##V(const rowops_call *c, const row_ctx *k,   \
+    NOINLINE static void rows_##D##V(const rowops_call *c, const row_ctx *kin, \
                                      int64_t b, int64_t e, float *s_cur,       \
                                      float *s_next)                            \
     {                                                                          \
+        LOCAL_CTX;                                                             \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
         const int64_t rot =                                                    \
             k->stream ? stream_rotation(c, b, e, blocks, FAST_BLOCK, DT) : 0;  \
-        row_ptrs cur;                                                          \
-        row_pointers(c, b, &cur);                                              \
-        row_ptrs next = cur;                                                   \
-        float sum = first_##D##V(k, &cur, s_cur);                              \
+        row_ptrs cur = row_at(c, b), next = cur;                               \
+        float sum = first_##D##V(kin, cur, s_cur);                             \
         for (int64_t j = b; j < e; ++j) {                                      \
             const int more = j + 1 < e;                                        \
             if (more)                                                          \
-                row_pointers(c, j + 1, &next);                                 \
+                next = row_at(c, j + 1);                                       \
             float next_sum = 0.f;                                              \
             if (!SUM_OK_##D(sum)) {                                            \
                 rowops_cpu_strided(c, j, j + 1); /* nothing written yet */     \
                 if (more)                                                      \
-                    next_sum = first_##D##V(k, &next, s_next);                 \
+                    next_sum = first_##D##V(kin, next, s_next);                \
             } else {                                                           \
                 const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);   \
                 const FAST_VEC rv = FAST_SET1(rstd);                           \
@@ -327,11 +342,11 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
                     }                                                          \
                     rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                  \
                 }                                                              \
-                tail2(k, DT, &cur, s_cur, blocks, rstd);                       \
+                tail2(kin, DT, cur, s_cur, blocks, rstd);                      \
                 *cur.rstd = rstd;                                              \
                 if (more)                                                      \
                     next_sum = chunked_sum(                                    \
-                        &acc, tail1(k, DT, &next, s_next, blocks));            \
+                        &acc, tail1(kin, DT, next, s_next, blocks));           \
             }                                                                  \
             float *t = s_cur;                                                  \
             s_cur = s_next;                                                    \
@@ -346,26 +361,26 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
      * of row j has just read one, so a row's element 0 sits at slot sb,       \
      * which moves by rot a row (stream_rotation: pass 2 starts rot blocks     \
      * in). Rows whose sum fails are redone strided. */                        \
-    NOINLINE static void rows1_##D##V(const rowops_call *c, const row_ctx *k,  \
-                                      int64_t b, int64_t e, float *s)          \
+    NOINLINE static void rows1_##D##V(const rowops_call *c,                    \
+                                      const row_ctx *kin, int64_t b,           \
+                                      int64_t e, float *s)                     \
     {                                                                          \
+        LOCAL_CTX;                                                             \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
         const int64_t rot =                                                    \
             k->stream ? stream_rotation(c, b, e, blocks, FAST_BLOCK, DT) : 0;  \
-        row_ptrs cur;                                                          \
-        row_pointers(c, b, &cur);                                              \
-        row_ptrs next = cur;                                                   \
-        float sum = first_##D##V(k, &cur, s);                                  \
+        row_ptrs cur = row_at(c, b), next = cur;                               \
+        float sum = first_##D##V(kin, cur, s);                                 \
         int64_t sb = 0;                                                        \
         for (int64_t j = b; j < e; ++j) {                                      \
             const int more = j + 1 < e;                                        \
             if (more)                                                          \
-                row_pointers(c, j + 1, &next);                                 \
+                next = row_at(c, j + 1);                                       \
             float next_sum = 0.f;                                              \
             if (!SUM_OK_##D(sum)) {                                            \
                 rowops_cpu_strided(c, j, j + 1); /* nothing written yet */     \
                 if (more)                                                      \
-                    next_sum = first_##D##V(k, &next, s);                      \
+                    next_sum = first_##D##V(kin, next, s);                     \
                 sb = 0;                                                        \
             } else {                                                           \
                 const float rstd = 1.0f / sqrtf(sum / (float)k->n + k->eps);   \
@@ -405,11 +420,11 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
                     rowops_sum_add(&acc, FAST_HSUM2(a0, a1));                  \
                 }                                                              \
                 /* the tails keep their places: pass 2's before pass 1's */    \
-                tail2(k, DT, &cur, s, blocks, rstd);                           \
+                tail2(kin, DT, cur, s, blocks, rstd);                          \
                 *cur.rstd = rstd;                                              \
                 if (more)                                                      \
                     next_sum =                                                 \
-                        chunked_sum(&acc, tail1(k, DT, &next, s, blocks));     \
+                        chunked_sum(&acc, tail1(kin, DT, next, s, blocks));    \
                 sb += rot;                                                     \
                 if (sb >= blocks)                                              \
                     sb -= blocks;                                              \
@@ -418,6 +433,11 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             sum = next_sum;                                                    \
         }                                                                      \
     }
+
+/* Every driver of dtype D with hint V. */
+#define DEFINE_DRIVERS(D, DT, V, PREFETCH)                                     \
+    DEFINE_TWO_PASS(D, DT, V, PREFETCH)                                        \
+    DEFINE_PIPELINE(D, DT, V, PREFETCH)
 
 /* DEFINE_FAST_ROWS's pipelined rows of dtype D: one scratch row or two,
  * the L2 or the non-temporal prefetch (names from its scope). */
@@ -436,10 +456,11 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
 /* The entry points ENTRY (ordinary stores), ENTRY##_nt (streamed) and
  * ENTRY##_nta (streamed, inputs prefetched non-temporally): a non-finite weight
  * sends every bfloat16 row to the strided kernel; rows up to SCRATCH_ELEMS are
- * pipelined, wider ones one by one; a fence orders streamed stores before the
- * caller's join. PREFIX_FINITE(c, n, &done) checks the weight's first done
- * elements with vectors (unit stride on the fast path: eligibility condition
- * 4), 1 if all are finite; the rest is checked here. */
+ * pipelined, wider ones and float32 fused rows with ordinary stores two passes
+ * a row; a fence orders streamed stores before the caller's join.
+ * PREFIX_FINITE(c, n, &done) checks the weight's first done elements with
+ * vectors (unit stride on the fast path: eligibility condition 4), 1 if all are
+ * finite; the rest is checked here. */
 #define DEFINE_FAST_ROWS(ENTRY, PREFIX_FINITE)                                 \
     static int ENTRY##_weight_finite(const rowops_call *c, int64_t n)          \
     {                                                                          \
@@ -473,7 +494,18 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             .w_f32 = fused && c->weight.dtype == ROWOPS_F32,                   \
             .stream = stream,                                                  \
         };                                                                     \
-        if (n <= SCRATCH_ELEMS) {                                              \
+        /* float32 fused rows with ordinary stores: two passes a row, no       \
+         * software prefetch. Pass 1 stores h where it belongs and pass 2      \
+         * reads it back from L1, so a block stores its two outputs and        \
+         * nothing else (the pipeline also fills a float32 scratch row: 6      \
+         * stores a block against 4), and a row's inputs, h and weight         \
+         * (48 KiB at N = 4096) stay in L1, where the pipeline keeps two       \
+         * rows in flight. Zen 5, N = 4096, one thread, in place, paired       \
+         * with the pipeline: x0.58-0.60 at B = 64-204 with the inputs hot,    \
+         * x0.66-0.75 evicted; functional x0.84 hot, x0.95-0.99 evicted        \
+         * (results/experiments/20261207-two-pass). */                         \
+        const int two_pass = fused && dt == ROWOPS_F32 && !stream;             \
+        if (n <= SCRATCH_ELEMS && !two_pass) {                                 \
             float s0[SCRATCH_ELEMS] __attribute__((aligned(64)));              \
             float s1[SCRATCH_ELEMS] __attribute__((aligned(64)));              \
             const int one = n >= ONE_SCRATCH_MIN;                              \
@@ -483,16 +515,13 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
             default: RUN_ROWS(f32); break;                                     \
             }                                                                  \
         } else {                                                               \
-            int (*const wide)(const row_ctx *, const row_ptrs *) =             \
-                dt == ROWOPS_BF16  ? (nta ? wide_bf16_nta : wide_bf16)         \
-                : dt == ROWOPS_F16 ? (nta ? wide_f16_nta : wide_f16)           \
-                                   : (nta ? wide_f32_nta : wide_f32);          \
+            void (*const wide)(const row_ctx *, row_ptrs) =                    \
+                two_pass && n <= SCRATCH_ELEMS ? wide_f32_np                   \
+                : dt == ROWOPS_BF16 ? (nta ? wide_bf16_nta : wide_bf16)        \
+                : dt == ROWOPS_F16  ? (nta ? wide_f16_nta : wide_f16)          \
+                                    : (nta ? wide_f32_nta : wide_f32);          \
             for (int64_t row = row_begin; row < row_end; ++row) {              \
-                row_ptrs p;                                                    \
-                row_pointers(c, row, &p);                                      \
-                const int ok = wide(&k, &p);                                   \
-                if (!ok)                                                       \
-                    rowops_cpu_strided(c, row, row + 1); /* nothing written */ \
+                wide(&k, row_at(c, row));                                      \
             }                                                                  \
         }                                                                      \
         if (stream)                                                            \

@@ -98,6 +98,16 @@ static inline vec16 v16_round_bf16(vec16 v)
     return _mm512_castsi512_ps(
         _mm512_and_si512(t, _mm512_set1_epi32((int)0xffff0000u)));
 }
+/* v16_round_bf16 that keeps NaN a NaN (its quiet bit set, as the scalar
+ * rounding does): for values that are stored before their row's sum is
+ * known to be finite. */
+static inline vec16 v16_round_bf16_nan(vec16 v)
+{
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    return _mm512_castsi512_ps(_mm512_mask_or_epi32(
+        _mm512_castps_si512(v16_round_bf16(v)), nan, _mm512_castps_si512(v),
+        _mm512_set1_epi32(0x00400000)));
+}
 /* Two rounded vec16 (v16_round_bf16) -> 32 bfloat16 in order. */
 static inline void v16_store32_bf16(void *p, vec16 lo, vec16 hi, int stream)
 {
@@ -230,6 +240,17 @@ static inline __m256 round8_bf16(__m256 v)
 static inline vec16 v16_round_bf16(vec16 v)
 {
     return (vec16){round8_bf16(v.a), round8_bf16(v.b)};
+}
+static inline __m256 round8_bf16_nan(__m256 v)
+{
+    const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+    const __m256 quiet =
+        _mm256_or_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000)));
+    return _mm256_blendv_ps(round8_bf16(v), quiet, nan);
+}
+static inline vec16 v16_round_bf16_nan(vec16 v)
+{
+    return (vec16){round8_bf16_nan(v.a), round8_bf16_nan(v.b)};
 }
 static inline __m256i pack16_bf16(vec16 v)
 {

@@ -153,6 +153,13 @@ static int overlaps(const rowops_tensor *a, const rowops_tensor *b)
     return alo < bhi && blo < ahi;
 }
 
+/* The fused op in place: out is x and residual_out is residual. */
+static int in_place(const rowops_call *c)
+{
+    return c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM && c->out.data == c->x.data &&
+           c->residual_out.data == c->residual.data;
+}
+
 static int row_major_ok(const rowops_tensor *t, int64_t n)
 {
     const int last = t->rank - 1;
@@ -179,6 +186,24 @@ static int colmajor_ok(const rowops_call *c)
     return row_major_ok(&c->residual_out, n) && row_major_ok(&c->weight, n) &&
            !overlaps(&c->residual_out, x) && !overlaps(&c->residual_out, r) &&
            !overlaps(&c->out, r) && !overlaps(&c->out, &c->residual_out);
+}
+
+int rowops_colmajor_inplace_ok(const rowops_call *call)
+{
+    const rowops_tensor *x = &call->x, *r = &call->residual;
+    if (call->op != ROWOPS_OP_FUSED_ADD_RMS_NORM ||
+        x->device != ROWOPS_DEVICE_CPU || x->rank != 2 || x->sizes[0] < 2 ||
+        x->sizes[1] < 2 || x->strides[0] != 1 || x->strides[1] < x->sizes[0])
+        return 0;
+    const int same_as_x = r->rank == 2 && r->sizes[0] == x->sizes[0] &&
+                          r->sizes[1] == x->sizes[1] && r->strides[0] == 1 &&
+                          r->strides[1] == x->strides[1];
+    return same_as_x && !overlaps(x, r) && call->out.data == x->data &&
+           call->residual_out.data == r->data &&
+           !memcmp(call->out.strides, x->strides, 2 * sizeof *x->strides) &&
+           !memcmp(call->residual_out.strides, r->strides,
+                   2 * sizeof *r->strides) &&
+           row_major_ok(&call->weight, x->sizes[1]);
 }
 
 int rowops_colmajor_narrow_ok(const rowops_call *call)
@@ -242,6 +267,14 @@ static rowops_choice choose(const rowops_call *call, int want)
     if (limit == 0)
         return choice(want, strided, "%s strided: %s has no fast kernel", where,
                       rowops_dtype_name(dt));
+    if (!cuda && rowops_colmajor_inplace_ok(call) &&
+        (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
+            ROWOPS_CPU_FAST_FEATURES)
+        return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_INPLACE,
+                      "CPU column-major in place (AVX2): %s rows at unit "
+                      "stride, columns %lld apart, out and h over x and "
+                      "residual, 16 rows a vector",
+                      rowops_dtype_name(dt), (long long)call->x.strides[1]);
     if (!cuda && colmajor_ok(call) &&
         (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
             ROWOPS_CPU_FAST_FEATURES) {
@@ -364,8 +397,16 @@ static rowops_choice choose(const rowops_call *call, int want)
      * which no machine here has: there the fused 16-bit op keeps ordinary
      * stores (0.68 of the ceiling measured there) until streaming is
      * measured. */
-    const int stream = large && (dt == ROWOPS_F32 ||
-                                 call->op == ROWOPS_OP_RMS_NORM_ROWS || wide);
+    /* In place the outputs are the lines just read: a streaming store
+     * spares no read for ownership there, only evicts them. float32 in place
+     * keeps ordinary stores (the two-pass rows, cpu_fast_pipeline.h): Zen 5,
+     * N = 4096, B = 925 and 3152, paired with the streamed kernel, x0.74-0.97
+     * on one thread, x0.45-0.85 on two. bfloat16 in place measured the
+     * other way (x1.05-1.33 with ordinary stores) and streams. */
+    const int f32_in_place = dt == ROWOPS_F32 && in_place(call);
+    const int stream =
+        large && !f32_in_place &&
+        (dt == ROWOPS_F32 || call->op == ROWOPS_OP_RMS_NORM_ROWS || wide);
     /* on a half-rate 512-bit core: AVX2 in the cache, and float16 when
      * streaming too (rowops.h) */
     const int half_rate = wide && (have & ROWOPS_CPU_AVX512_HALF_RATE);
@@ -399,10 +440,13 @@ static rowops_choice choose(const rowops_call *call, int want)
     if (large)
         return choice(want, impl,
                       "CPU fast (%s): %s, unit stride, 32-byte aligned rows, "
-                      "N = %lld <= %lld, ordinary stores (the AVX2 kernel "
-                      "streams the fused op in float32 only)",
+                      "N = %lld <= %lld, ordinary stores (%s)",
                       isa, rowops_dtype_name(dt), (long long)n,
-                      (long long)limit);
+                      (long long)limit,
+                      f32_in_place ? "in place: the outputs are the lines "
+                                     "just read"
+                                   : "the AVX2 kernel streams the fused op in "
+                                     "float32 only");
     return choice(want, impl,
                   "CPU fast (%s): %s, unit stride, 32-byte aligned rows, "
                   "N = %lld <= %lld%s",

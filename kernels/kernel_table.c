@@ -37,6 +37,13 @@ int rowops_kernel_can_run(rowops_impl impl, const rowops_call *call)
         return 0;
     if (impl == ROWOPS_IMPL_CPU_COLMAJOR_COPY && !rowops_colmajor_copy_ok(call))
         return 0;
+    /* in place on column-major rows only its own kernel runs (the others
+     * write row-major outputs), and it runs nowhere else */
+    if (k->layout == ROWOPS_LAYOUT_COLUMNS &&
+        (impl == ROWOPS_IMPL_CPU_COLMAJOR_INPLACE ||
+         rowops_colmajor_inplace_ok(call)))
+        return impl == ROWOPS_IMPL_CPU_COLMAJOR_INPLACE &&
+               rowops_choose_impl(call) == impl;
     const rowops_kernel_info *p =
         rowops_kernel_info_of(rowops_choose_impl(call));
     return p && p->layout == k->layout && p->device == k->device;

@@ -241,6 +241,16 @@ void rowops_cpu_colmajor_copy(const rowops_call *call, int64_t row_begin,
                               int64_t row_end);
 /* A row of at most this many bytes: the stack batch holds one. */
 #define ROWOPS_COLMAJOR_COPY_ROW_BYTES (32 << 10)
+/* The fused op in place on column-major rows (fused_add_rms_norm_ on a
+ * transposed x and residual), 16 rows a vector
+ * (kernels/cpu_colmajor_inplace.c). */
+void rowops_cpu_colmajor_inplace(const rowops_call *call, int64_t row_begin,
+                                 int64_t row_end);
+/* Whether call is that kernel's: the fused op, x 2-D with strides {1, S >=
+ * B} (B, N >= 2), residual with x's sizes and strides and not overlapping
+ * it, out being x and residual_out being residual, a unit-stride weight
+ * (kernels/eligibility.c; dtypes and features checked there). */
+int rowops_colmajor_inplace_ok(const rowops_call *call);
 /* Whether call is column-major and its outputs and weight are as the AVX2
  * row kernel wants them (32-byte aligned rows), with a row of N elements
  * within ROWOPS_COLMAJOR_COPY_ROW_BYTES (cpu_colmajor_copy's

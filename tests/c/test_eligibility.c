@@ -114,6 +114,12 @@ static void rms_norm_op(rowops_call *c)
 {
     c->op = ROWOPS_OP_RMS_NORM_ROWS;
 }
+/* fused_add_rms_norm_: the outputs are the inputs */
+static void in_place(rowops_call *c)
+{
+    c->out.data = c->x.data;
+    c->residual_out.data = c->residual.data;
+}
 #ifdef ROWOPS_HAVE_CUDA /* the CUDA rows exist only in CUDA builds */
 static void cuda90(rowops_call *c)
 {
@@ -188,6 +194,15 @@ static const struct row {
      ROWOPS_F16, 1 << 20, 4096, none, -1, -6, "streaming stores"},
     {"bfloat16 rms_norm_rows beyond the LLC: streaming", ROWOPS_BF16, 1 << 21,
      4096, rms_norm_op, -1, FAST_NT, "streaming stores"},
+    /* -7: the fast kernel of a large call with ordinary stores (AVX-512
+     * where the CPU has it, at any rate) */
+    {"float32 fused in place beyond the LLC: ordinary stores", ROWOPS_F32,
+     1 << 20, 4096, in_place, -1, -7, "in place: the outputs are the lines"},
+    {"AVX-512 off, float32 fused in place beyond the LLC: ordinary stores",
+     ROWOPS_F32, 1 << 20, 4096, in_place, ROWOPS_CPU_FAST_FEATURES, -3,
+     "in place: the outputs are the lines"},
+    {"bfloat16 fused in place beyond the LLC: AVX-512 streams", ROWOPS_BF16,
+     1 << 20, 4096, in_place, -1, -5, "streaming stores"},
     {"dtype float16", ROWOPS_F16, 4, 4096, none, -1, FAST, "float16"},
     {"dtype bfloat16", ROWOPS_BF16, 4, 4096, none, -1, FAST, "bfloat16"},
     {"dtype float64", ROWOPS_F64, 4, 4096, none, -1, ROWOPS_IMPL_CPU_STRIDED,
@@ -447,6 +462,7 @@ int main(void)
                          : r->want == -6      ? (avx512 && half ? avx2_nt
                                                  : avx512       ? fast_nt
                                                                 : avx2_only)
+                         : r->want == -7      ? fast
                                               : r->want;
         /* the reason's text is the AVX kernels' where they are chosen; with
          * no AVX2 (a host without, or ROWOPS_CPU_CAPABILITY=default) the

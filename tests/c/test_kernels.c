@@ -12,16 +12,18 @@
 #include <string.h>
 
 /* Every CPU kernel of the table (kernels/kernel_table.def) but the
- * column-major one (tests/c/test_colmajor.c), each over the whole range
- * and over two disjoint ranges in reverse order, as a thread pool would
- * split them. */
+ * column-major ones that read tiles (tests/c/test_colmajor.c), each over
+ * the whole range and over two disjoint ranges in reverse order, as a
+ * thread pool would split them; the in-place column-major kernel here, on
+ * the transposed samples in place (rowops_kernel_can_run). */
 static int row_kernel(rowops_impl impl)
 {
     const rowops_kernel_info *k = rowops_kernel_info_of(impl);
-    return k->cpu && k->layout != ROWOPS_LAYOUT_COLUMNS;
+    return k->cpu && (k->layout != ROWOPS_LAYOUT_COLUMNS ||
+                      impl == ROWOPS_IMPL_CPU_COLMAJOR_INPLACE);
 }
 
-static int fast_runs = 0;
+static int fast_runs = 0, inplace_colmajor_runs = 0;
 
 static int close_enough(double got, double want, rowops_dtype dt)
 {
@@ -58,6 +60,7 @@ static void check_one(rowops_impl impl, int split, rowops_op op,
     }
     if (rowops_kernel_info_of(impl)->layout != ROWOPS_LAYOUT_ANY)
         ++fast_runs;
+    inplace_colmajor_runs += impl == ROWOPS_IMPL_CPU_COLMAJOR_INPLACE;
     char err[256];
     C_EXPECT(rowops_check_call(c, err, sizeof err) == 0, "invalid sample: %s",
              err);
@@ -147,10 +150,12 @@ static void check_special_values(void)
     c_sample_free(&s);
 }
 
-/* The AVX2 kernels round bfloat16 without NaN handling and hand rows with
- * a non-finite sum (or all rows, for a non-finite weight) to the strided
- * kernel: their outputs must be the strided kernel's, bit for bit, in
- * place too. */
+/* The AVX kernels round bfloat16 without NaN handling: with a scratch row
+ * (N = 48) they hand rows with a non-finite sum to the strided kernel,
+ * without one (N = 8208, beyond the scratch row: two passes, h stored in
+ * pass 1 rounded keeping NaN) such a row's pass 2 runs in scalar code, and
+ * a non-finite weight sends every row to the strided kernel. Their outputs
+ * must be the strided kernel's, bit for bit, in place too. */
 static void check_bf16_nonfinite(void)
 {
     if ((rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) !=
@@ -169,46 +174,50 @@ static void check_bf16_nonfinite(void)
                        ROWOPS_CPU_FAST512_FEATURES;
     if (!has512)
         printf("SKIP bf16 non-finite rows at 512 bits: no AVX-512 F+BW\n");
-    const int64_t B = 4, N = 48;
-    for (int weight_case = 0; weight_case < 3; ++weight_case)
-        for (size_t k = 0; k < (has512 ? 6u : 3u); ++k)
-            for (int inplace = 0; inplace < 2; ++inplace) {
-                c_sample a, b;
-                for (int t = 0; t < 2; ++t) {
-                    c_sample *s = t ? &b : &a;
-                    /* float32 weights: a NaN payload with all low bits
-                     * set would round up into -0.0 without the check */
-                    c_sample_make(s, ROWOPS_OP_FUSED_ADD_RMS_NORM, ROWOPS_BF16,
-                                  weight_case ? ROWOPS_F32 : ROWOPS_BF16,
-                                  C_CONTIGUOUS, B, N, inplace, 77);
-                    uint16_t *x = s->call.x.data, *r = s->call.residual.data;
-                    x[0 * N + 5] = 0x7fc1u;  /* NaN with a payload */
-                    x[1 * N + 20] = 0x7f80u; /* +Inf */
-                    r[1 * N + 20] = 0xff80u; /* -Inf: Inf - Inf = NaN */
-                    x[2 * N + 47] = 0x7f7fu; /* max: x + r overflows */
-                    r[2 * N + 47] = 0x7f7fu;
-                    uint32_t *w = s->call.weight.data;
-                    if (weight_case == 1)
-                        w[9] = 0x7f800000u; /* Inf weight */
-                    if (weight_case == 2)
-                        w[40] = 0x7fffffffu; /* NaN, every payload bit */
-                }
-                rowops_cpu_strided(&a.call, 0, B);
-                kernels_nt[k](&b.call, B / 2, B);
-                kernels_nt[k](&b.call, 0, B / 2);
-                C_EXPECT(memcmp(a.call.out.data, b.call.out.data,
-                                (size_t)(B * N) * 2) == 0 &&
-                             memcmp(a.call.residual_out.data,
-                                    b.call.residual_out.data,
+    const int64_t B = 4;
+    for (int64_t N = 48; N <= 8208; N += 8208 - 48)
+        for (int weight_case = 0; weight_case < 3; ++weight_case)
+            for (size_t k = 0; k < (has512 ? 6u : 3u); ++k)
+                for (int inplace = 0; inplace < 2; ++inplace) {
+                    c_sample a, b;
+                    for (int t = 0; t < 2; ++t) {
+                        c_sample *s = t ? &b : &a;
+                        /* float32 weights: a NaN payload with all low bits
+                         * set would round up into -0.0 without the check */
+                        c_sample_make(s, ROWOPS_OP_FUSED_ADD_RMS_NORM,
+                                      ROWOPS_BF16,
+                                      weight_case ? ROWOPS_F32 : ROWOPS_BF16,
+                                      C_CONTIGUOUS, B, N, inplace, 77);
+                        uint16_t *x = s->call.x.data,
+                                 *r = s->call.residual.data;
+                        x[0 * N + 5] = 0x7fc1u;  /* NaN with a payload */
+                        x[1 * N + 20] = 0x7f80u; /* +Inf */
+                        r[1 * N + 20] = 0xff80u; /* -Inf: Inf - Inf = NaN */
+                        x[2 * N + 47] = 0x7f7fu; /* max: x + r overflows */
+                        r[2 * N + 47] = 0x7f7fu;
+                        x[3 * N + N - 1] = 0xffc3u; /* -NaN in the tail */
+                        uint32_t *w = s->call.weight.data;
+                        if (weight_case == 1)
+                            w[9] = 0x7f800000u; /* Inf weight */
+                        if (weight_case == 2)
+                            w[40] = 0x7fffffffu; /* NaN, every payload bit */
+                    }
+                    rowops_cpu_strided(&a.call, 0, B);
+                    kernels_nt[k](&b.call, B / 2, B);
+                    kernels_nt[k](&b.call, 0, B / 2);
+                    C_EXPECT(memcmp(a.call.out.data, b.call.out.data,
                                     (size_t)(B * N) * 2) == 0 &&
-                             memcmp(a.call.rstd.data, b.call.rstd.data,
-                                    (size_t)B * 4) == 0,
-                         "bf16 non-finite rows: %s weight case %d inplace %d "
-                         "differs from cpu_strided",
-                         names_nt[k], weight_case, inplace);
-                c_sample_free(&a);
-                c_sample_free(&b);
-            }
+                                 memcmp(a.call.residual_out.data,
+                                        b.call.residual_out.data,
+                                        (size_t)(B * N) * 2) == 0 &&
+                                 memcmp(a.call.rstd.data, b.call.rstd.data,
+                                        (size_t)B * 4) == 0,
+                             "bf16 non-finite rows: %s N %lld weight case %d "
+                             "inplace %d differs from cpu_strided",
+                             names_nt[k], (long long)N, weight_case, inplace);
+                    c_sample_free(&a);
+                    c_sample_free(&b);
+                }
 }
 
 /* Streamed rows whose inputs and outputs share their page offsets (page-
@@ -328,9 +337,11 @@ static void check_streamed_same_page_offsets(void)
 
 int main(void)
 {
-    static const int64_t shapes[][2] = {{1, 1},    {3, 7},     {5, 64},
-                                        {4, 4097}, {2, 0},     {0, 5},
-                                        {7, 33},   {1, 65536}, {6, 255}};
+    /* {33, 130}: two 16-row vector blocks of the in-place column-major
+     * kernel and a row it runs in scalar code (split: a block each) */
+    static const int64_t shapes[][2] = {{1, 1},   {3, 7},   {5, 64}, {4, 4097},
+                                        {2, 0},   {0, 5},   {7, 33}, {1, 65536},
+                                        {6, 255}, {33, 130}};
     const rowops_dtype dtypes[] = {ROWOPS_F32, ROWOPS_F16, ROWOPS_BF16,
                                    ROWOPS_F64};
     for (int impl = 0; impl < ROWOPS_IMPL_COUNT; ++impl)
@@ -356,7 +367,14 @@ int main(void)
     check_special_values();
     check_bf16_nonfinite();
     check_streamed_same_page_offsets();
-    printf("fast-kernel runs on eligible samples: %d\n", fast_runs);
+    printf("fast-kernel runs on eligible samples: %d (in place on "
+           "column-major rows: %d)\n",
+           fast_runs, inplace_colmajor_runs);
+    C_EXPECT(inplace_colmajor_runs >= 4 ||
+                 (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) !=
+                     ROWOPS_CPU_FAST_FEATURES,
+             "the in-place column-major kernel ran on %d samples",
+             inplace_colmajor_runs);
     C_EXPECT(fast_runs > 100, "the fast kernels ran on too few samples (%d)",
              fast_runs);
     return c_report("test_kernels");
