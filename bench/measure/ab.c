@@ -108,17 +108,17 @@ static int start_one(opcost_ab_side *s, char *err, size_t len)
 static int hello(const opcost_plan *plan, opcost_ab_side *s, char *err,
                  size_t len)
 {
-    const ab_hello h = {AB_HELLO, OPCOST_AB_PROTOCOL, plan->threads,
+    const ab_hello h = {AB_HELLO, OPCOST_AB_PROTOCOL_MIN, plan->threads,
                         plan->quick, plan->target_sample_us};
     ab_hello_reply r;
     if (ab_send(s->sock, &h, sizeof h, -1) ||
         ab_recv(s->sock, &r, sizeof r, NULL, NULL)) {
         snprintf(err, len,
                  "--%s: %s worker did not answer (%s): a build from before "
-                 "opcost ab or of another protocol than %d, or it could not "
+                 "opcost ab or of a protocol before %d, or it could not "
                  "start",
                  s->name, s->opcost, errno ? strerror(errno) : "it quit",
-                 OPCOST_AB_PROTOCOL);
+                 OPCOST_AB_PROTOCOL_MIN);
         s->alive = 0;
         return -1;
     }
@@ -128,6 +128,7 @@ static int hello(const opcost_plan *plan, opcost_ab_side *s, char *err,
     }
     snprintf(s->git_sha, sizeof s->git_sha, "%s", r.git_sha);
     snprintf(s->torch_version, sizeof s->torch_version, "%s", r.torch_version);
+    s->protocol = (int)r.protocol;
     return 0;
 }
 
@@ -318,6 +319,29 @@ static int make_block(ab_point *pt, char *err, size_t len)
     return 0;
 }
 
+/* The errors side s's members measured at verification, into its rows
+ * (protocol 2: AB_ERRORS). */
+static int open_errors(ab_point *pt, opcost_ab_side *side, int s, char *err,
+                       size_t len)
+{
+    const uint32_t q = AB_ERRORS;
+    static ab_errors_reply e;
+    memset(&e, 0, sizeof e);
+    if (ab_send(side->sock, &q, sizeof q, -1) ||
+        ab_recv(side->sock, &e, sizeof e, NULL, NULL)) {
+        side->alive = 0;
+        snprintf(err, len, "the %s worker went away", side->name);
+        return -1;
+    }
+    for (int i = 0; e.ok && i < pt->n && i < e.nmembers; ++i)
+        if (pt->state[s][i].status == OPCOST_STATUS_OK) {
+            opcost_result *row = row_of(pt, s, i);
+            row->out_err_units = e.out_err_units[i];
+            row->residual_err_units = e.residual_err_units[i];
+        }
+    return 0;
+}
+
 /* Every worker prepares every member on the block; the side's rows say
  * what came of it (the first process's dispatch, any process's failure).
  * -1 when a worker is gone. */
@@ -368,6 +392,9 @@ static int open_sides(ab_point *pt, char *err, size_t len)
             if (r.m[i].status != OPCOST_STATUS_OK)
                 point_row_status(row, (opcost_status)r.m[i].status, r.m[i].why);
         }
+        if (r.ok && wk < 2 && side->protocol >= 2 &&
+            open_errors(pt, side, s, err, len))
+            return -1;
     }
     return 0;
 }
@@ -687,8 +714,8 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
             }
         }
     }
-    if (probe)
-        *probe = pt->probed;
+    if (probe) /* no in-place probe: the in-place rows pair with this one */
+        probe[0] = pt->probed;
     if (pt->probe.run.priv)
         pt->probe.run.path->release(&pt->probe.run);
     opcost_timing_end(&pt->probe.timer);

@@ -31,6 +31,7 @@ typedef struct opcost_ab_side {
     pid_t pid;
     int sock;
     int alive;
+    int protocol; /* the newest its worker speaks (hello's reply) */
     char git_sha[64], torch_version[64];
 } opcost_ab_side;
 

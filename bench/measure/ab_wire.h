@@ -17,7 +17,13 @@
 #include <stdint.h>
 
 /* Bump on any change of these structs or of the sets' layout. */
-#define OPCOST_AB_PROTOCOL 1
+#define OPCOST_AB_PROTOCOL 2
+/* The oldest protocol this build speaks. A coordinator's hello says it
+ * (every worker since protocol 1 takes it) and a worker's reply says the
+ * newest it speaks; a request of a later protocol goes only to a worker
+ * that speaks it, so builds of protocol 1 and 2 compare. Protocol 2 adds
+ * AB_ERRORS; the rest is protocol 1's. */
+#define OPCOST_AB_PROTOCOL_MIN 1
 /* Paths x variants one side prepares per point. */
 #define OPCOST_AB_MAX_MEMBERS 64
 #define OPCOST_AB_NAME 64
@@ -28,7 +34,8 @@ typedef enum ab_kind {
     AB_OPEN,      /* a point: the block (fd) and its members */
     AB_SAMPLE,    /* one sample of one member */
     AB_CLOSE,     /* the point is done: release its members */
-    AB_QUIT
+    AB_QUIT,
+    AB_ERRORS /* protocol 2: what the point's verifications measured */
 } ab_kind;
 
 typedef struct ab_hello {
@@ -97,6 +104,15 @@ typedef struct ab_sample_reply {
     double us, device_us;
     char error[OPCOST_AB_TEXT];
 } ab_sample_reply;
+
+/* After AB_OPEN (protocol 2): each member's error at its verification,
+ * output and residual, in units of its dtype's rounding (NAN: none, as
+ * the results' out_err_units and residual_err_units). */
+typedef struct ab_errors_reply {
+    int32_t ok, nmembers;
+    double out_err_units[OPCOST_AB_MAX_MEMBERS];
+    double residual_err_units[OPCOST_AB_MAX_MEMBERS];
+} ab_errors_reply;
 
 /* What each member has to say once its point is done. */
 typedef struct ab_close_reply {

@@ -52,12 +52,13 @@ static void hello(worker *wk, const ab_hello *h)
     snprintf(r.cpu, sizeof r.cpu, "%s", host.cpu);
     snprintf(r.torch_version, sizeof r.torch_version, "%s",
              rowops_bridge_torch_version());
-    r.ok = h->protocol == OPCOST_AB_PROTOCOL;
+    r.ok = h->protocol >= OPCOST_AB_PROTOCOL_MIN &&
+           h->protocol <= OPCOST_AB_PROTOCOL;
     if (!r.ok)
         snprintf(r.error, sizeof r.error,
-                 "protocol %u, this build speaks %d (build both sides from "
-                 "commits of the same protocol)",
-                 h->protocol, OPCOST_AB_PROTOCOL);
+                 "protocol %u, this build speaks %d to %d (build both sides "
+                 "from commits of a protocol in common)",
+                 h->protocol, OPCOST_AB_PROTOCOL_MIN, OPCOST_AB_PROTOCOL);
     memset(&wk->plan, 0, sizeof wk->plan);
     wk->plan.threads = h->threads;
     wk->plan.quick = h->quick;
@@ -201,6 +202,21 @@ static void sample(worker *wk, const ab_sample *q)
     ab_send(wk->sock, &r, sizeof r, -1);
 }
 
+/* What the open point's members measured at verification (AB_ERRORS). */
+static void errors(worker *wk)
+{
+    static ab_errors_reply r;
+    memset(&r, 0, sizeof r);
+    const worker_point *pt = wk->pt;
+    r.ok = pt != NULL;
+    r.nmembers = pt ? pt->n : 0;
+    for (int i = 0; i < r.nmembers; ++i) {
+        r.out_err_units[i] = pt->run[i].out_err_units;
+        r.residual_err_units[i] = pt->run[i].residual_err_units;
+    }
+    ab_send(wk->sock, &r, sizeof r, -1);
+}
+
 int opcost_ab_serve(int sock, const opcost_ab_names *names)
 {
     worker wk;
@@ -239,6 +255,7 @@ int opcost_ab_serve(int sock, const opcost_ab_names *names)
             ab_send(sock, &r, sizeof r, -1);
             break;
         }
+        case AB_ERRORS: errors(&wk); break;
         case AB_QUIT: close_point(&wk, NULL); return 0;
         default:
             if (fd >= 0)

@@ -47,6 +47,10 @@ for k, r in new.items():
     assert int(r["rounds"]) >= 10, f"{k}: {r['rounds']} rounds"
     assert r["stopped_by"] in ("target", "budget", "rounds"), f"{k}: stopped_by {r['stopped_by']!r}"
     assert r["git_sha"] and r["git_sha"] == b["git_sha"], "each side's own git_sha"
+    # what each side's verification measured (protocol 2: AB_ERRORS)
+    for x in (r, b):
+        assert x["out_err_units"] != "" and float(x["out_err_units"]) >= 0, f"{k}: out_err_units {x['out_err_units']!r}"
+        assert (x["residual_err_units"] != "") == (k[0] == "fused_add_rms_norm"), f"{k}: residual_err_units {x['residual_err_units']!r}"
     # the four processes' samples, every shared round's of each
     assert int(r["n_samples"]) >= 4 * int(r["rounds"]), f"{k}: {r['n_samples']} samples, {r['rounds']} rounds"
     # each process against all the others, new's less base's of the same
