@@ -8,6 +8,7 @@
 #             latency.gp
 #   baseline  the baseline variant's name
 #   whiskers  how the whiskers were computed (shown with the key)
+#   ytitle    the y axis' title (default: median / median of the baseline)
 d = ARG0; i = strlen(d)
 while (i > 0 && d[i:i] ne "/") { i = i - 1 }
 load (i > 0 ? d[1:i] : "")."common.gp"
@@ -24,7 +25,7 @@ do for [fmt in formats] {
     set logscale x
     set format x "%g"
     set format y "%g"
-    set ylabel sprintf("median / median of %s (< 1: faster)", baseline)
+    set ylabel (exists("ytitle") ? ytitle : sprintf("median / median of %s (< 1: faster)", baseline))
     set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#808080"
     # ratios sit near 1: hug the data, linear y
     set autoscale yfix

@@ -1052,3 +1052,75 @@ int opcost_plot_variants(const opcost_plot_input *in, opcost_plot_figures *out,
     series_map_free(&m);
     return rc;
 }
+
+/* A peer's row with its paired ratio against rowops' op of the same form
+ * (the peer paths, bench/paths/peer_route.h: peer-*). */
+static int is_paired_peer(const opcost_result *r)
+{
+    return !strncmp(r->path, "peer-", 5) && usable(r) && r->paired_with[0] &&
+           isfinite(r->ratio) && r->ratio > 0 && isfinite(r->ratio_ci95_rel);
+}
+
+int opcost_plot_peers(const opcost_plot_input *in, opcost_plot_figures *out,
+                      char *err, size_t errlen)
+{
+    series_map m;
+    if (series_map_make(&m, in, err, errlen))
+        return OPCOST_PLOT_FAILED;
+    point *pts = malloc((in->nrows ? in->nrows : 1) * sizeof *pts);
+    char(*names)[160] = malloc((m.n ? m.n : 1) * sizeof *names);
+    int rc;
+    size_t n = 0;
+    if (!pts || !names) {
+        rc = opcost_plot_outcome(OPCOST_PLOT_FAILED, err, errlen,
+                                 "out of memory");
+        goto done;
+    }
+    /* each peer row's own paired ratio, whiskers its 95 % interval */
+    for (size_t i = 0; i < in->nrows; ++i) {
+        const opcost_result *r = &in->rows[i];
+        if (is_paired_peer(r))
+            pts[n++] = (point){r,
+                               m.of[i],
+                               0,
+                               r->ratio,
+                               r->ratio / (1 + r->ratio_ci95_rel),
+                               r->ratio * (1 + r->ratio_ci95_rel)};
+    }
+    if (!n) {
+        rc = opcost_plot_outcome(OPCOST_PLOT_SKIP, err, errlen,
+                                 "%s has no peer row with a paired ratio "
+                                 "(the peer-* paths, with rowops' "
+                                 "eager-python or eager-python-inplace in "
+                                 "the same run)",
+                                 in->csv_path);
+        goto done;
+    }
+    for (size_t s = 0; s < m.n; ++s)
+        snprintf(names[s], sizeof names[s], "%.70s/%.70s", m.first[s]->path,
+                 m.first[s]->paired_with[0] ? m.first[s]->paired_with : "-");
+    opcost_plot_text extra = {0};
+    opcost_plot_assign(&extra, "baseline", "rowops' op of the same form");
+    opcost_plot_assign(&extra, "whiskers",
+                       "the paired ratio's 95% interval (ratio_ci95_rel)");
+    opcost_plot_assign(
+        &extra, "ytitle",
+        "peer / rowops, paired in rounds (< 1: the peer faster)");
+    const panelled pp = {"peers",
+                         "the peers against rowops (peer / rowops, paired in "
+                         "rounds; above 1 rowops is faster)",
+                         "x ratio lo hi B N",
+                         1,
+                         names,
+                         m.n,
+                         extra.s};
+    rc = extra.failed ? opcost_plot_outcome(OPCOST_PLOT_FAILED, err, errlen,
+                                            "out of memory")
+                      : write_panelled(in, &pp, pts, n, out, err, errlen);
+    opcost_plot_text_free(&extra);
+done:
+    free(pts);
+    free(names);
+    series_map_free(&m);
+    return rc;
+}

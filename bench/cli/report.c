@@ -5,6 +5,7 @@
 #include "report_budget.h"
 #include "report_estimate.h"
 #include "report_model.h"
+#include "report_peers.h"
 #include "rowops_bridge.h"
 #include "stats.h"
 #include "timer.h"
@@ -368,9 +369,15 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
             if (!strcmp(member, baseline))
                 snprintf(vs_base, sizeof vs_base, "1 (baseline)");
             else if (!paired_expected(rows, n, g, rows[i].path, rows[i].variant,
-                                      &pe, &paired_with))
+                                      &pe, &paired_with) &&
+                     !strcmp(paired_with, baseline))
                 snprintf(vs_base, sizeof vs_base, "%.2fx +-%.1f%%",
                          1 / pe.ratio, 100 * pe.ci95_rel);
+            else if (rows[i].paired_with[0] &&
+                     strcmp(rows[i].paired_with, baseline))
+                /* paired with another member (a peer: rowops' op of its
+                 * form): the peer section has its ratio */
+                snprintf(vs_base, sizeof vs_base, "(peers below)");
             else if (!strcmp(baseline, "reference") && !isnan(ref))
                 /* files without paired ratios: the medians' ratio */
                 snprintf(vs_base, sizeof vs_base, "%.2fx", ref / call);
@@ -390,6 +397,7 @@ void opcost_report_summary(FILE *f, const opcost_result *rows, size_t n)
                    "it wants, not the call from the point's layout "
                    "(kernel-e2e's row is)\n");
     opcost_report_models(f, rows, n);
+    opcost_report_peers(f, rows, n);
     int untimed = 0;
     for (size_t i = 0; i < n; ++i)
         if (rows[i].status != OPCOST_STATUS_OK &&

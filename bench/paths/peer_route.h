@@ -29,11 +29,20 @@ void opcost_peer_annotate(opcost_path_run *r, char *note, size_t len);
  * points only, as the row normalization has no in-place form. */
 int opcost_fused_only(const opcost_case *c);
 
-/* Defines a peer path: one line per path file. */
+/* Defines a peer path as the functional op, one line per path file: its
+ * ratio is against rowops' functional op from Python (eager-python), in
+ * the same rounds. */
 #define OPCOST_PEER_PATH(ident, path_name, text)                               \
-    OPCOST_PEER_PATH_OF(ident, path_name, text, NULL)
-/* The same with rows only where applies(c) (NULL: every point). */
-#define OPCOST_PEER_PATH_OF(ident, path_name, text, applies_fn)                \
+    OPCOST_PEER_PATH_OF(ident, path_name, text, NULL, "eager-python", 0)
+/* A peer's in-place form: the fused op's points only, its ratio against
+ * rowops' in-place op (eager-python-inplace). */
+#define OPCOST_PEER_INPLACE_PATH(ident, path_name, text)                       \
+    OPCOST_PEER_PATH_OF(ident, path_name, text, opcost_fused_only,             \
+                        "eager-python-inplace", 1)
+/* The same with rows only where applies(c) (NULL: every point), paired
+ * with the path named rowops_path, in place or not. */
+#define OPCOST_PEER_PATH_OF(ident, path_name, text, applies_fn, rowops_path,   \
+                            is_in_place)                                       \
     const opcost_path ident = {                                                \
         .name = path_name,                                                     \
         .description = text,                                                   \
@@ -41,6 +50,8 @@ int opcost_fused_only(const opcost_case *c);
         .needs_torch = 1,                                                      \
         .peer = 1,                                                             \
         .applies = applies_fn,                                                 \
+        .paired_with = rowops_path,                                            \
+        .in_place = is_in_place,                                               \
         .prepare = opcost_peer_prepare,                                        \
         .run = opcost_python_run,                                              \
         .verify = opcost_peer_verify,                                          \

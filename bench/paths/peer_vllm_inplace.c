@@ -3,8 +3,8 @@
  * contiguous rows (bench/paths/peer_route.h). */
 #include "peer_route.h"
 
-OPCOST_PEER_PATH_OF(opcost_path_peer_vllm_inplace, "peer-vllm-inplace",
-                    "vLLM's CPU kernel in place on the caller's x and residual "
-                    "(each input set's own copies): the form a model calls; "
-                    "contiguous rows",
-                    opcost_fused_only);
+OPCOST_PEER_INPLACE_PATH(
+    opcost_path_peer_vllm_inplace, "peer-vllm-inplace",
+    "vLLM's CPU kernel in place on the caller's x and residual "
+    "(each input set's own copies): the form a model calls; "
+    "contiguous rows");

@@ -3,9 +3,8 @@
  * rows (bench/paths/peer_route.h). */
 #include "peer_route.h"
 
-OPCOST_PEER_PATH_OF(
+OPCOST_PEER_INPLACE_PATH(
     opcost_path_peer_zentorch_inplace, "peer-zentorch-inplace",
     "AMD zentorch's zentorch_add_rms_norm_ in place on the "
     "caller's x and residual (each input set's own copies): the "
-    "form a model calls; contiguous rows",
-    opcost_fused_only);
+    "form a model calls; contiguous rows");

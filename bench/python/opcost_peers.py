@@ -7,8 +7,9 @@ functional form, as rowops' op is: contiguous copies of x and residual
 (the copies a caller needs to keep its inputs, and the layout the peers
 require) and then the peer on them (the copies are aten::clone records,
 attributed as conversion); peer-X-inplace the peer on the caller's own
-tensors, as a model calls it, beside eager-python-inplace. A peer that cannot run a point says why, and the
-row is skipped with it."""
+tensors, as a model calls it, beside eager-python-inplace (through
+contiguous copies where the caller's are not). A peer that cannot run a
+point says why, and the row is skipped with it."""
 
 import hashlib
 import importlib
@@ -160,13 +161,8 @@ def unavailable(path, op, dtype, weight_dtype, n, device, layout=""):
     """Why the peer cannot run this point ("" where it can); the in-place
     form runs where the peer writes the caller's own tensors: the fused op
     in contiguous rows."""
-    if path.endswith("-inplace"):
-        if op != "fused_add_rms_norm":
-            return f"{op} has no in-place form"
-        if layout != "contiguous":
-            return (f"the peer writes contiguous rows only: in place on a "
-                    f"{layout} input it cannot run (the functional form "
-                    f"copies)")
+    if path.endswith("-inplace") and op != "fused_add_rms_norm":
+        return f"{op} has no in-place form"
     path = _base(path)
     peer = PEERS[path]
     if device != "cpu":
@@ -185,11 +181,21 @@ def label(path):
 
 def inplace(path):
     """The peer in place on the caller's tensors (the sets' own copies,
-    opcost_bench.Runner), outputs as the functional op's."""
+    opcost_bench.Runner), outputs as the functional op's. The peers write
+    contiguous rows only: on another layout (a transposed x and residual)
+    the call is what a caller has to write, contiguous copies, the peer on
+    them and the results copied back (aten::contiguous and aten::copy_,
+    attributed as conversion)."""
     peer = PEERS[_base(path)]
 
     def call(x, residual, weight, eps):
-        peer.fused(x, residual, weight, eps)
+        if x.is_contiguous() and residual.is_contiguous():
+            peer.fused(x, residual, weight, eps)
+        else:
+            xc, rc = x.contiguous(), residual.contiguous()
+            peer.fused(xc, rc, weight, eps)
+            residual.copy_(rc)
+            x.copy_(xc)
         return x, residual, None
     return call
 
