@@ -91,6 +91,30 @@ CLONES static void add2_plain(double *restrict c, double *restrict d,
     }
 }
 
+/* An in-place op's traffic: each line of a and b read and written back
+ * (x, residual -> out, h in place), no line read for ownership. z is 0
+ * at run time (s - s, s finite), so the arrays keep their values and the
+ * kernel repeats. */
+CLONES static void add2_in_place(double *restrict a, double *restrict b,
+                                 size_t n, double s)
+{
+    const double z = s - s;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        for (size_t k = 0; k < 16; ++k) {
+            const double x = a[i + k], y = b[i + k];
+            a[i + k] = x + z * y;
+            b[i + k] = y + z * x;
+        }
+        COMPILER_BARRIER();
+    }
+    for (; i < n; ++i) {
+        const double x = a[i], y = b[i];
+        a[i] = x + z * y;
+        b[i] = y + z * x;
+    }
+}
+
 int opcost_ceiling_prefetches(void)
 {
     return !(rowops_cpu_features() & ROWOPS_CPU_PREFETCH_NTA);
@@ -274,7 +298,7 @@ int opcost_ceiling_force_width(int bits)
 }
 
 int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
-                              const double *b, double *c, double *d, size_t n,
+                              double *b, double *c, double *d, size_t n,
                               double scalar)
 {
 #if WIDE_NT
@@ -301,6 +325,7 @@ int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
     case OPCOST_CEILING_COPY: copy_plain(c, a, n); return 0;
     case OPCOST_CEILING_TRIAD: triad_plain(a, b, c, n, scalar); return 0;
     case OPCOST_CEILING_ADD2: add2_plain(c, d, a, b, n, scalar); return 0;
+    case OPCOST_CEILING_ADD2_IN_PLACE: add2_in_place(a, b, n, scalar); return 0;
 #if HAVE_NT
     case OPCOST_CEILING_COPY_NT: copy_nt(c, a, n); return 0;
     case OPCOST_CEILING_TRIAD_NT: triad_nt(a, b, c, n, scalar); return 0;
@@ -406,7 +431,7 @@ static void start(probe *p, int go)
 }
 
 static const char *const kernel_names[OPCOST_CEILING_KERNELS] = {
-    "copy", "triad", "copy_nt", "triad_nt", "add2", "add2_nt"};
+    "copy", "triad", "copy_nt", "triad_nt", "add2", "add2_nt", "add2_in_place"};
 
 static int is_nt(int k)
 {
@@ -420,15 +445,19 @@ static void fill_kernel_info(opcost_ceiling *out)
         opcost_ceiling_kernel *ki = &out->k[k];
         const int triad =
             k == OPCOST_CEILING_TRIAD || k == OPCOST_CEILING_TRIAD_NT;
+        const int in_place = k == OPCOST_CEILING_ADD2_IN_PLACE;
         const int add2 =
-            k == OPCOST_CEILING_ADD2 || k == OPCOST_CEILING_ADD2_NT;
+            k == OPCOST_CEILING_ADD2 || k == OPCOST_CEILING_ADD2_NT || in_place;
         const int nt = is_nt(k);
         ki->name = kernel_names[k];
         ki->available = !nt || HAVE_NT;
         ki->bytes_per_element = add2 ? 32 : triad ? 24 : 16;
-        /* each output line is read first: one extra read per output */
+        /* each output line is read first: one extra read per output (in
+         * place: the lines were just read) */
         ki->wa_bytes_per_element =
-            nt ? 0 : ki->bytes_per_element + (add2 ? 16 : 8);
+            nt         ? 0
+            : in_place ? ki->bytes_per_element
+                       : ki->bytes_per_element + (add2 ? 16 : 8);
         ki->best_s = ki->avg_s = ki->gbps = ki->wa_gbps = NAN;
     }
 }
@@ -491,7 +520,10 @@ static void expected_values(probe *p)
         for (int k = 0; k < OPCOST_CEILING_KERNELS; ++k) {
             if (!p->available[k])
                 continue;
-            if (k == OPCOST_CEILING_COPY || k == OPCOST_CEILING_COPY_NT) {
+            if (k == OPCOST_CEILING_ADD2_IN_PLACE) {
+                continue; /* a and b keep their values */
+            } else if (k == OPCOST_CEILING_COPY ||
+                       k == OPCOST_CEILING_COPY_NT) {
                 c = a;
             } else if (k == OPCOST_CEILING_ADD2 ||
                        k == OPCOST_CEILING_ADD2_NT) {
@@ -585,17 +617,20 @@ static int probe_at(double *const arrays[4], int threads, size_t n, int repeat,
     return rc;
 }
 
-/* A mix's ceiling from a probe's kernels: copy for rows, add2 for fused. */
+/* A mix's ceiling from a probe's kernels: copy for rows, add2 for fused,
+ * add2 in place (ordinary stores only) for the fused op in place. */
 static opcost_mix_ceiling mix_of(const opcost_ceiling *c, opcost_mix mix,
                                  size_t working_set)
 {
-    const int plain =
-        mix == OPCOST_MIX_ROWS ? OPCOST_CEILING_COPY : OPCOST_CEILING_ADD2;
-    const int nt = mix == OPCOST_MIX_ROWS ? OPCOST_CEILING_COPY_NT
-                                          : OPCOST_CEILING_ADD2_NT;
+    const int plain = mix == OPCOST_MIX_ROWS    ? OPCOST_CEILING_COPY
+                      : mix == OPCOST_MIX_FUSED ? OPCOST_CEILING_ADD2
+                                                : OPCOST_CEILING_ADD2_IN_PLACE;
+    const int nt = mix == OPCOST_MIX_ROWS    ? OPCOST_CEILING_COPY_NT
+                   : mix == OPCOST_MIX_FUSED ? OPCOST_CEILING_ADD2_NT
+                                             : -1;
     opcost_mix_ceiling m;
     m.plain_gbps = c->k[plain].available ? c->k[plain].gbps : NAN;
-    m.nt_gbps = c->k[nt].available ? c->k[nt].gbps : NAN;
+    m.nt_gbps = nt >= 0 && c->k[nt].available ? c->k[nt].gbps : NAN;
     m.gbps = !(m.nt_gbps > m.plain_gbps) ? m.plain_gbps : m.nt_gbps;
     m.working_set = working_set;
     return m;
@@ -609,7 +644,7 @@ const char *opcost_level_name(opcost_level level)
 
 const char *opcost_mix_name(opcost_mix mix)
 {
-    static const char *const names[] = {"rows", "fused"};
+    static const char *const names[] = {"rows", "fused", "fused_in_place"};
     return (unsigned)mix < OPCOST_MIXES ? names[mix] : "?";
 }
 

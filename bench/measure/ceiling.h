@@ -37,6 +37,9 @@ typedef enum opcost_ceiling_kernel_id {
     OPCOST_CEILING_TRIAD_NT,
     OPCOST_CEILING_ADD2,    /* c = a + b; d = s*(a + b): 2 reads, 2 writes */
     OPCOST_CEILING_ADD2_NT, /* the same with non-temporal stores */
+    /* a = a + 0 b; b = b + 0 a: 2 reads and 2 writes to the lines just
+     * read (an in-place op's traffic: no line read for ownership) */
+    OPCOST_CEILING_ADD2_IN_PLACE,
     OPCOST_CEILING_KERNELS
 } opcost_ceiling_kernel_id;
 
@@ -45,6 +48,9 @@ typedef enum opcost_ceiling_kernel_id {
 typedef enum opcost_mix {
     OPCOST_MIX_ROWS = 0, /* 1 read + 1 write */
     OPCOST_MIX_FUSED,    /* 2 reads + 2 writes */
+    /* the fused op in place (fused_add_rms_norm_): 2 reads + 2 writes of
+     * the same lines, ordinary stores */
+    OPCOST_MIX_FUSED_IN_PLACE,
     OPCOST_MIXES
 } opcost_mix;
 
@@ -57,7 +63,8 @@ typedef enum opcost_level {
 } opcost_level;
 
 const char *opcost_level_name(opcost_level level); /* "l2", "l3", "dram" */
-const char *opcost_mix_name(opcost_mix mix);       /* "rows", "fused" */
+/* "rows", "fused", "fused_in_place" */
+const char *opcost_mix_name(opcost_mix mix);
 
 /* One mix at one level: the best of its store kinds. */
 typedef struct opcost_mix_ceiling {
@@ -68,7 +75,7 @@ typedef struct opcost_mix_ceiling {
 } opcost_mix_ceiling;
 
 typedef struct opcost_ceiling_kernel {
-    const char *name; /* "copy", "triad", "copy_nt", "triad_nt" */
+    const char *name; /* "copy", "triad", ..., "add2_in_place" */
     /* 0 when non-temporal stores are unavailable (not x86 with SSE2): the
      * figures are then NAN. */
     int available;
@@ -156,10 +163,11 @@ int opcost_ceiling_measure(int threads, size_t llc_bytes_or_0,
 size_t opcost_llc_bytes(char *source, size_t len);
 
 /* One kernel over elements [0, n) on the calling thread (any alignment):
- * what the probe times, exposed for tests (d: add2's second output).
+ * what the probe times, exposed for tests (d: add2's second output;
+ * add2_in_place writes a and b, which the others only read).
  * Returns -1 if the kernel is unavailable on this build. */
 int opcost_ceiling_kernel_run(opcost_ceiling_kernel_id kernel, double *a,
-                              const double *b, double *c, double *d, size_t n,
+                              double *b, double *c, double *d, size_t n,
                               double scalar);
 
 /* The streamed kernels' store width: the widest the CPU has (512, 256,

@@ -72,11 +72,16 @@ typedef struct opcost_path {
     /* A peer's kernel (bench/paths/peer_route.h): in the default
      * selection but for --quick, whose runs stay CI-sized. */
     int peer;
+    /* The fused op in place on its own copies of the sets (x and residual
+     * are its outputs): its frac_of_peak is against the in-place probe
+     * (probe.h) and its ceiling the fused_in_place mix, on the CPU. */
+    int in_place;
     /* Optional (NULL: every point): whether the path has a row at the
      * point of case c at all (a model path: the fused op, contiguous). */
     int (*applies)(const opcost_case *c);
     /* The path whose member this one's ratio is against (a model path:
-     * the model as shipped in its mode); NULL: the plan's baseline. */
+     * the model as shipped in its mode; a peer: rowops' op of the same
+     * form); NULL: the plan's baseline. */
     const char *paired_with;
     /* Sets up for r->w (conversions, wrapping). 0 ready; 1 skipped with
      * the reason in why; -1 error in why. */

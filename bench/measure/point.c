@@ -185,8 +185,12 @@ typedef struct point {
     path_slot probe;       /* no row: frac_of_peak's member */
     point_probe probed;    /* what it measured */
     opcost_bw_split split; /* its samples of one bandwidth state */
-    size_t hold_rounds;    /* its samples when the hold was first asked */
-    int baseline;          /* the slot every ratio is against; -1: none */
+    /* the in-place rows' (paths with in_place, on the CPU) */
+    path_slot probe_in_place;
+    point_probe probed_in_place;
+    opcost_bw_split split_in_place;
+    size_t hold_rounds; /* its samples when the hold was first asked */
+    int baseline;       /* the slot every ratio is against; -1: none */
     opcost_member members[POINT_ROWS_MAX + 1];
     int nmembers;
     opcost_rounds_result rounds;
@@ -324,6 +328,47 @@ static void start_probe(point *pt)
         }
 }
 
+/* The in-place probe, where a slot's path runs the op in place on the
+ * CPU (probe.h): its rows' frac_of_peak is against it. */
+static void start_probe_in_place(point *pt)
+{
+    int any = 0;
+    for (int i = 0; i < pt->nslots; ++i)
+        any |= pt->slots[i].run.path->in_place;
+    path_slot *s = &pt->probe_in_place;
+    s->member = -1;
+    if (!any || pt->ctx->dev->cuda || !rowops_op_info_of(pt->w.c.op)->fused)
+        return;
+    opcost_level level = OPCOST_LEVEL_DRAM;
+    opcost_ceiling_for(pt->ctx->ceiling, OPCOST_MIX_FUSED_IN_PLACE,
+                       pt->w.cache == OPCOST_CACHE_COLD,
+                       (double)opcost_case_bytes(&pt->w.c), &level);
+    pt->probed_in_place = (point_probe){
+        0, level, OPCOST_MIX_FUSED_IN_PLACE, 0, NAN, NAN, NAN, NAN};
+    s->run.path = &opcost_probe_in_place;
+    s->run.variant = &opcost_variant_auto;
+    s->run.w = &pt->w;
+    char dispatch[128];
+    if (start_path(pt, s, dispatch, sizeof dispatch) != OPCOST_STATUS_OK)
+        for (int i = 0; i < pt->nslots; ++i) {
+            if (!pt->slots[i].run.path->in_place)
+                continue;
+            char note[512];
+            snprintf(note, sizeof note, "no paired frac_of_peak: %.480s",
+                     pt->why);
+            point_row_note(&pt->out->rows[pt->slots[i].row_index], note);
+        }
+}
+
+/* The probe slot s's frac_of_peak is against: the in-place probe for an
+ * in-place path where it runs, else the point's. */
+static const path_slot *probe_of(const point *pt, const path_slot *s)
+{
+    return s->run.path->in_place && pt->probe_in_place.run.path
+               ? &pt->probe_in_place
+               : &pt->probe;
+}
+
 /* The slot s pairs with: its path's own baseline (a model path's: the
  * model as shipped), or the plan's; -1 when that is not among the point's
  * slots. */
@@ -394,8 +439,10 @@ static int open_point(point *pt, char *err, size_t len)
     }
     for (int i = 0; i < pt->nslots; ++i)
         pt->slots[i].baseline = slot_baseline(pt, &pt->slots[i]);
-    if (pt->made == 0)
+    if (pt->made == 0) {
         start_probe(pt);
+        start_probe_in_place(pt);
+    }
     return 0;
 }
 
@@ -463,6 +510,8 @@ static int time_point(point *pt, char *err, size_t len)
             add_member(pt, &pt->slots[i]);
     if (pt->probe.timing)
         add_member(pt, &pt->probe);
+    if (pt->probe_in_place.timing)
+        add_member(pt, &pt->probe_in_place);
     if (!pt->nmembers)
         return 0;
     opcost_rounds_pair pairs[2 * POINT_ROWS_MAX];
@@ -475,8 +524,9 @@ static int time_point(point *pt, char *err, size_t len)
         const int base = s->baseline >= 0 ? pt->slots[s->baseline].member : -1;
         if (base >= 0 && m != base)
             pairs[np++] = (opcost_rounds_pair){m, base};
-        if (pt->probe.member >= 0 && !s->run.path->model)
-            pairs[np++] = (opcost_rounds_pair){pt->probe.member, m};
+        const path_slot *probe = probe_of(pt, s);
+        if (probe->member >= 0 && !s->run.path->model)
+            pairs[np++] = (opcost_rounds_pair){probe->member, m};
     }
     const opcost_point_plan *plan = pt->ctx->plan;
     opcost_rounds_rule rule = {
@@ -560,6 +610,13 @@ static double summarize_point(point *pt, int *oom)
             return NAN;
         }
     }
+    if (pt->probe_in_place.member >= 0 &&
+        opcost_bw_split_probe(&pt->members[pt->probe_in_place.member],
+                              (double)opcost_probe_bytes(&pt->w), NAN,
+                              &pt->split_in_place)) {
+        *oom = 1;
+        return NAN;
+    }
     for (int i = 0; i < pt->nslots; ++i) {
         path_slot *s = &pt->slots[i];
         opcost_result *row = &pt->out->rows[s->row_index];
@@ -575,10 +632,12 @@ static double summarize_point(point *pt, int *oom)
         }
         if (row->status == OPCOST_STATUS_OK && s->member >= 0) {
             pair_with_baseline(pt, s, row);
-            if (pt->probe.member >= 0 && !s->run.path->model) {
-                point_row_frac(ctx->cfg, row, &pt->split,
-                               &pt->members[s->member],
-                               opcost_probe_bytes(&pt->w));
+            const path_slot *probe = probe_of(pt, s);
+            if (probe->member >= 0 && !s->run.path->model) {
+                point_row_frac(
+                    ctx->cfg, row,
+                    probe == &pt->probe ? &pt->split : &pt->split_in_place,
+                    &pt->members[s->member], opcost_probe_bytes(&pt->w));
                 if (pt->rounds.held_s >= 0.05) {
                     char note[200];
                     snprintf(note, sizeof note,
@@ -601,6 +660,9 @@ static double summarize_point(point *pt, int *oom)
     if (pt->probe.member >= 0)
         point_probe_measured(&pt->probed, &pt->members[pt->probe.member],
                              &pt->w);
+    if (pt->probe_in_place.member >= 0)
+        point_probe_measured(&pt->probed_in_place,
+                             &pt->members[pt->probe_in_place.member], &pt->w);
     if (pt->split.state != OPCOST_BW_NONE)
         pt->probed.full_gbps = pt->split.best_rolled_gbps;
     return kernel_median;
@@ -691,7 +753,9 @@ static void close_point(point *pt)
     for (int i = 0; i < pt->nslots; ++i)
         close_slot(&pt->slots[i]);
     close_slot(&pt->probe);
+    close_slot(&pt->probe_in_place);
     opcost_bw_split_free(&pt->split);
+    opcost_bw_split_free(&pt->split_in_place);
     for (int i = 0; i < pt->nmembers; ++i)
         opcost_member_free(&pt->members[i]);
     if (pt->made == 0)
@@ -715,6 +779,7 @@ int point_measure(const point_context *ctx, const opcost_case *c,
     pt->out = out;
     pt->made = -1;
     pt->probe.member = -1;
+    pt->probe_in_place.member = -1;
     opcost_nvtx_pushf(OPCOST_NVTX_SHAPE, "%s B=%lld N=%lld %s %s",
                       rowops_op_name(c->op), (long long)c->B, (long long)c->N,
                       rowops_dtype_name(c->dtype),
@@ -740,8 +805,10 @@ int point_measure(const point_context *ctx, const opcost_case *c,
             attribute_point(pt, kernel_median);
         }
     }
-    if (probe)
-        *probe = pt->probed;
+    if (probe) {
+        probe[0] = pt->probed;
+        probe[1] = pt->probed_in_place;
+    }
     cost_of_parts(pt);
     close_point(pt);
     pt->cost.after_s = opcost_seconds_since(after);

@@ -53,11 +53,15 @@ double point_probe_reference(const point_context *ctx, const point_probe *p,
 void point_probe_measured(point_probe *info, const opcost_member *m,
                           const opcost_workload *w);
 
+/* The probes a point reports (point_measure): the one its rows pair
+ * with, and the in-place rows' (measured 0 where it did not run). */
+#define POINT_PROBES 2
+
 /* Verifies and times point c on every selected (path, variant), one row
  * each appended to out (samples too); point_seed varies the inputs; probe
- * (may be NULL) gets what the paired probe measured, cost (may be NULL)
- * what the point cost. 0, or -1 with err when memory ran out (the rows
- * so far stay). */
+ * (may be NULL: else POINT_PROBES of them) gets what the paired probes
+ * measured, cost (may be NULL) what the point cost. 0, or -1 with err when
+ * memory ran out (the rows so far stay). */
 int point_measure(const point_context *ctx, const opcost_case *c,
                   int64_t point_seed, run_out *out, point_probe *probe,
                   opcost_point_cost *cost, char *err, size_t len);

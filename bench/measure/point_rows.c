@@ -4,6 +4,7 @@
  * (point.c) and opcost ab's (ab.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "point_rows.h"
+#include "registry.h"
 #include "stats.h"
 
 #include <math.h>
@@ -111,8 +112,10 @@ void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu)
     } else {
         rowops_op op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
         rowops_op_from_name(row->op, &op); /* a row's op is in the table */
-        const opcost_mix mix =
-            rowops_op_info_of(op)->fused ? OPCOST_MIX_FUSED : OPCOST_MIX_ROWS;
+        const opcost_path *p = opcost_path_find(row->path);
+        const opcost_mix mix = !rowops_op_info_of(op)->fused ? OPCOST_MIX_ROWS
+                               : p && p->in_place ? OPCOST_MIX_FUSED_IN_PLACE
+                                                  : OPCOST_MIX_FUSED;
         opcost_level level = OPCOST_LEVEL_DRAM;
         const opcost_mix_ceiling *m =
             row->bytes == OPCOST_INT_NA

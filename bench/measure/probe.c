@@ -1,8 +1,10 @@
 /* The paired bandwidth probe (probe.h). */
 #include "probe.h"
+#include "buffer.h"
 #include "ceiling.h"
 #include "rowops_bridge.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,4 +217,135 @@ const opcost_path opcost_probe_plain = {
     .run = run,
     .verify = verify,
     .release = release,
+};
+
+/* ---- in place: the fused op's in-place form's traffic (probe.h) */
+
+typedef struct in_place_state {
+    int64_t rows;
+    size_t doubles; /* per tensor */
+    int nsets;
+    double **copies; /* x's and residual's of each set: 2 * nsets */
+    double *a, *b;   /* the set being moved (run) */
+} in_place_state;
+
+static void in_place_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const in_place_state *s = ctx;
+    const size_t lo = (size_t)((double)s->doubles * (double)begin /
+                               (double)s->rows),
+                 hi = (size_t)((double)s->doubles * (double)end /
+                               (double)s->rows);
+#if HAVE_MXCSR
+    const unsigned saved = _mm_getcsr();
+    _mm_setcsr(saved | MXCSR_FTZ | MXCSR_DAZ);
+#endif
+    opcost_ceiling_kernel_run(OPCOST_CEILING_ADD2_IN_PLACE, s->a + lo,
+                              s->b + lo, NULL, NULL, hi - lo, 3.0);
+#if HAVE_MXCSR
+    _mm_setcsr(saved);
+#endif
+}
+
+static void release_in_place(opcost_path_run *r)
+{
+    in_place_state *s = r->priv;
+    if (s && s->copies)
+        for (int i = 0; i < 2 * s->nsets; ++i)
+            free(s->copies[i]);
+    if (s)
+        free(s->copies);
+    free(s);
+    r->priv = NULL;
+}
+
+static int prepare_in_place(opcost_path_run *r, char *why, size_t len)
+{
+    const opcost_workload *w = r->w;
+    if (w->cuda || !rowops_op_info_of(w->c.op)->fused) {
+        snprintf(why, len,
+                 "the in-place probe moves the fused op's bytes "
+                 "on the CPU only");
+        return 1;
+    }
+    in_place_state *s = calloc(1, sizeof *s);
+    r->priv = s;
+    if (s) {
+        s->rows = w->c.B;
+        s->doubles =
+            (size_t)(w->c.B * w->c.N) * rowops_dtype_size(w->c.dtype) / 8;
+        s->nsets = w->nsets;
+        s->copies = calloc((size_t)(2 * w->nsets), sizeof *s->copies);
+    }
+    if (!s || !s->copies) {
+        snprintf(why, len, "out of memory (in-place probe)");
+        return -1;
+    }
+    if (!s->doubles) {
+        snprintf(why, len, "a call moves less than 8 bytes a tensor");
+        return 1;
+    }
+    /* its own copies: it writes what it reads, and the point's sets are
+     * every other member's inputs */
+    for (int set = 0; set < w->nsets; ++set) {
+        const rowops_call c = opcost_workload_host_call(w, set);
+        const rowops_tensor *t[2] = {&c.x, &c.residual};
+        for (int k = 0; k < 2; ++k) {
+            double *d = opcost_buffer_alloc(s->doubles * 8);
+            if (!d) {
+                snprintf(why, len, "out of memory (in-place probe, %zu bytes)",
+                         s->doubles * 8);
+                return -1;
+            }
+            memcpy(d, storage(t[k]), s->doubles * 8);
+            s->copies[2 * set + k] = d;
+        }
+    }
+    snprintf(r->dispatch_path, sizeof r->dispatch_path, "probe add2_in_place");
+    return 0;
+}
+
+static int run_in_place(opcost_path_run *r, int set, char *err, size_t len)
+{
+    (void)err;
+    (void)len;
+    in_place_state *s = r->priv;
+    s->a = s->copies[2 * set];
+    s->b = s->copies[2 * set + 1];
+    rowops_bridge_parallel_for(s->rows, rowops_cpu_grain_rows(r->w->c.N),
+                               in_place_rows, s);
+    return 0;
+}
+
+/* The copies keep the values they held (a + 0 b), where those are
+ * ordinary numbers (DAZ flushes a denormal, NaN is quieted). */
+static int verify_in_place(opcost_path_run *r, int set, char *why, size_t len)
+{
+    const in_place_state *s = r->priv;
+    const rowops_call c = opcost_workload_host_call(r->w, set);
+    const double *orig[2] = {storage(&c.x), storage(&c.residual)};
+    const size_t at[3] = {0, s->doubles / 2, s->doubles - 1};
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < 3; ++i) {
+            const double v = orig[k][at[i]];
+            if ((isnormal(v) || v == 0) &&
+                memcmp(&s->copies[2 * set + k][at[i]], &v, 8)) {
+                snprintf(why, len,
+                         "in-place probe: tensor %d at double %zu changed", k,
+                         at[i]);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+const opcost_path opcost_probe_in_place = {
+    .name = "probe",
+    .description = "the bytes of an in-place call moved in place: x and "
+                   "residual read and written back, ordinary stores",
+    .devices = OPCOST_ON_CPU,
+    .prepare = prepare_in_place,
+    .run = run_in_place,
+    .verify = verify_in_place,
+    .release = release_in_place,
 };

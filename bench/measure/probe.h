@@ -24,6 +24,14 @@
 
 extern const opcost_path opcost_probe_streaming;
 extern const opcost_path opcost_probe_plain;
+/* The in-place rows' probe (the fused op on the CPU, paths with in_place):
+ * its own copy of each set's x and residual, read and written back in
+ * place with ordinary stores (ceiling.h's add2_in_place), rotated as the
+ * in-place paths rotate theirs. An in-place call reads no line for
+ * ownership and leaves its lines dirty for later write-back, which the
+ * fused probe's writes to fresh outputs do not: its rows ran faster than
+ * that probe (x1.12 of it, results/20261207T023446Z-vm.csv). */
+extern const opcost_path opcost_probe_in_place;
 
 /* The bytes one probe call moves on w (reads + writes); 0 when there is
  * nothing to move (a row smaller than 8 bytes). */

@@ -25,6 +25,7 @@ const opcost_path opcost_path_eager_python_inplace = {
                    "a model calls, beside the peers' in-place forms",
     .devices = OPCOST_ON_CPU | OPCOST_ON_CUDA,
     .needs_torch = 1,
+    .in_place = 1,
     .applies = opcost_fused_only,
     .prepare = prepare_inplace,
     .run = opcost_python_run,

@@ -70,6 +70,8 @@ static void test_kernels_at(int width)
                 k == OPCOST_CEILING_COPY || k == OPCOST_CEILING_COPY_NT;
             const int add2 =
                 k == OPCOST_CEILING_ADD2 || k == OPCOST_CEILING_ADD2_NT;
+            /* in place: a and b written with the values they held */
+            const int in_place = k == OPCOST_CEILING_ADD2_IN_PLACE;
             for (int i = 0; i < N + 8; ++i) {
                 const int in = i >= off && i < off + N;
                 const double h = (1.0 + i) + 0.5 * i;
@@ -77,8 +79,9 @@ static void test_kernels_at(int width)
                                       : add2 && in ? h
                                                    : -2.0 * i;
                 const double want_d = add2 && in ? 3.0 * h : 7.0;
-                const double want_a =
-                    !copy && !add2 && in ? 0.5 * i + 3.0 * (-2.0 * i) : 1.0 + i;
+                const double want_a = !copy && !add2 && !in_place && in
+                                          ? 0.5 * i + 3.0 * (-2.0 * i)
+                                          : 1.0 + i;
                 bad += a[i] != want_a || b[i] != 0.5 * i || c[i] != want_c ||
                        d[i] != want_d;
             }
@@ -95,11 +98,18 @@ static void check_mixes(const opcost_ceiling *c)
 {
     for (int m = 0; m < OPCOST_MIXES; ++m) {
         const opcost_mix_ceiling *d = &c->mix[OPCOST_LEVEL_DRAM][m];
-        const int plain =
-            m == OPCOST_MIX_ROWS ? OPCOST_CEILING_COPY : OPCOST_CEILING_ADD2;
+        const int plain = m == OPCOST_MIX_ROWS ? OPCOST_CEILING_COPY
+                          : m == OPCOST_MIX_FUSED
+                              ? OPCOST_CEILING_ADD2
+                              : OPCOST_CEILING_ADD2_IN_PLACE;
         C_EXPECT(d->plain_gbps == c->k[plain].gbps &&
                      d->gbps == fmax(d->plain_gbps, d->nt_gbps),
                  "dram %s: the better store kind", opcost_mix_name(m));
+        /* in place: ordinary stores only (a streaming store to a line
+         * just read only evicts it) */
+        C_EXPECT(m != OPCOST_MIX_FUSED_IN_PLACE ||
+                     (isnan(d->nt_gbps) && d->gbps == d->plain_gbps),
+                 "dram fused_in_place: ordinary stores only");
         C_EXPECT(d->working_set == 4 * c->array_bytes, "dram working set");
         for (int l = OPCOST_LEVEL_L2; l < OPCOST_LEVEL_DRAM; ++l) {
             const opcost_mix_ceiling *x = &c->mix[l][m];

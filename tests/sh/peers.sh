@@ -41,7 +41,7 @@ run() { # run NAME PEERS_DIR PATHS
         --out "$dir/$1.csv" >"$dir/$1.log" 2>&1 ||
         { echo "FAIL: $1: opcost run exited $?"; tail -5 "$dir/$1.log"; fail=1; }
 }
-run right "$dir/right" peer-zentorch,peer-zentorch-inplace,eager-python-inplace
+run right "$dir/right" peer-zentorch,peer-zentorch-inplace,eager-python,eager-python-inplace
 run wrong "$dir/wrong" peer-zentorch,peer-zentorch-inplace
 run missing "$dir/none" peer-zentorch,peer-vllm
 run failed "$dir/failed" peer-zentorch
@@ -70,12 +70,35 @@ for layout in ("contiguous", "transposed"):
     expect("wrong", (F, layout, "peer-zentorch"), "wrong", "out[")
 expect("right", (R, "contiguous", "peer-zentorch"), "skipped",
        "zentorch has no row normalization op")
-# the in-place forms: on each set's own copies, verified like the rest;
-# a peer's only in contiguous rows, neither for rms_norm_rows
-expect("right", (F, "contiguous", "peer-zentorch-inplace"), "ok")
-expect("wrong", (F, "contiguous", "peer-zentorch-inplace"), "wrong", "out[")
-expect("right", (F, "transposed", "peer-zentorch-inplace"), "skipped",
-       "contiguous rows only")
+# the in-place forms: on each set's own copies, verified like the rest, a
+# peer's on a transposed input through contiguous copies copied back;
+# neither for rms_norm_rows
+for layout in ("contiguous", "transposed"):
+    expect("right", (F, layout, "peer-zentorch-inplace"), "ok")
+    expect("wrong", (F, layout, "peer-zentorch-inplace"), "wrong", "out[")
+# each peer's ratio is against rowops' op of the same form
+for layout in ("contiguous", "transposed"):
+    for p, want in (("peer-zentorch", "eager-python"),
+                    ("peer-zentorch-inplace", "eager-python-inplace")):
+        r = rows("right").get((F, layout, p))
+        if r and (r["paired_with"] != want or not r["ratio"]):
+            bad.append(f"{p} {layout}: paired with '{r['paired_with']}' "
+                       f"(ratio '{r['ratio']}'), want {want}")
+# the in-place rows' ceiling is the in-place mix, and their frac_of_peak
+# is against the in-place probe (ordinary stores to the lines just read);
+# the functional rows' the fused mix
+for layout in ("contiguous", "transposed"):
+    for p in ("peer-zentorch-inplace", "eager-python-inplace",
+              "peer-zentorch", "kernel"):
+        r = rows("right").get((F, layout, p))
+        want = "fused_in_place plain" if p.endswith("inplace") else "fused "
+        if r and want not in r["ceiling_kind"]:
+            bad.append(f"{p} {layout}: ceiling_kind {r['ceiling_kind']!r}")
+# rowops in place on a transposed input: its in-place column-major kernel
+# (not the strided one)
+r = rows("right").get((F, "transposed", "eager-python-inplace"))
+if r and r["dispatch_path"] != "cpu_colmajor_inplace":
+    bad.append(f"rowops in place, transposed: {r['dispatch_path']}")
 for p in ("peer-zentorch-inplace", "eager-python-inplace"):
     if (R, "contiguous", p) in rows("right"):
         bad.append(f"{p}: a row at rms_norm_rows, which has no in-place form")
@@ -117,8 +140,24 @@ for p in ("peer-vllm", "peer-zentorch", "peer-vllm-inplace",
         bad.append(f"real {p}: {r['status']} '{r['note']}'")
     else:
         print(f"real {p}: ok, {r['median_us']} us ({r['dispatch_path']})")
+# the console's peer section: each peer against rowops' op of its form,
+# with its paired figure; without a rowops row to pair with, it says so
+import re
+log = open(f"{d}/right.log").read()
+sec = log[log.find("Against the peers"):]
+for p, base in (("peer-zentorch", "eager-python"),
+                ("peer-zentorch-inplace", "eager-python-inplace")):
+    if not re.search(rf"\n  {p} +{base} +[0-9.]+ +[0-9.]+ +x[0-9.]+ \+-", sec):
+        bad.append(f"the console's peer section has no paired line for {p}")
+if "no rowops row of its form to pair with" not in open(f"{d}/real.log").read() \
+        and any(r["status"] == "ok" for k, r in real.items() if k[2].startswith("peer-")):
+    bad.append("real: an unpaired peer's line does not say why")
 for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+# the figure: each peer's paired ratio against B
+"$opcost" plot "$dir/right.csv" --kind peers --out "$dir/plots" --table \
+    >"$dir/plot.log" 2>&1 && ls "$dir/plots" | grep -q '^peers-s' ||
+    { echo "FAIL: opcost plot --kind peers drew nothing"; cat "$dir/plot.log"; fail=1; }
 exit $fail
