@@ -160,6 +160,22 @@ static void mode_line(FILE *f, const opcost_result *rows, size_t n, size_t g,
     fprintf(f, "\n");
 }
 
+/* With vLLM's op in the stack (model-vllm-eager, where it was timed):
+ * vllm / shipped, and rowops / vllm, eager. */
+static void vllm_line(FILE *f, const opcost_result *rows, size_t n, size_t g)
+{
+    opcost_paired v, r;
+    double cov, cov_r;
+    if (weighted(rows, n, g, "model-vllm-eager", &v, &cov))
+        return;
+    char a[48], c[48] = "-";
+    ratio_text(0, &v, a, sizeof a);
+    if (!weighted(rows, n, g, "model-rowops-eager", &r, &cov_r))
+        quotient(&r, &v, c, sizeof c);
+    fprintf(f, "  %-8s vLLM's op: vllm/shipped %s, rowops/vllm %s\n", "eager",
+            a, c);
+}
+
 /* Whether the group has a timed row of a model path in mode (the aoti
  * paths run only when named: their line only then). */
 static int mode_timed(const opcost_result *rows, size_t n, size_t g,
@@ -244,6 +260,7 @@ void opcost_report_models(FILE *f, const opcost_result *rows, size_t n)
                 "share", "rowops", "rowops/shipped", "torch/shipped",
                 "rowops/torch", "decomp./shipped", "rowops/decomp.");
         mode_line(f, rows, n, g, "eager");
+        vllm_line(f, rows, n, g);
         mode_line(f, rows, n, g, "compiled");
         if (mode_timed(rows, n, g, "aoti"))
             mode_line(f, rows, n, g, "aoti");

@@ -15,7 +15,7 @@
 static int is_peer(const char *path)
 {
     const opcost_path *p = opcost_path_find(path);
-    return p && p->peer;
+    return p && p->peer && !p->model; /* a model's stack: the model section */
 }
 
 /* Rows of one group: same distribution, op, dtype and layout. */

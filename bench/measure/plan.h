@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define OPCOST_MAX_SHAPE_SETS 32
-#define OPCOST_MAX_SELECTED 32
+#define OPCOST_MAX_SELECTED 48
 #define OPCOST_MODEL_MAX_TOKENS_CPU 64
 
 typedef struct opcost_plan {

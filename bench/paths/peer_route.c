@@ -15,7 +15,8 @@ static PyObject *peer_unavailable(PyObject *peers, const opcost_path_run *r)
     return PyObject_CallMethod(
         peers, "unavailable", "(ssssLss)", r->path->name, rowops_op_name(c->op),
         rowops_dtype_name(c->dtype), rowops_dtype_name(c->weight_dtype),
-        (long long)c->N, "cpu", opcost_layout_name(c->layout));
+        (long long)c->N, r->w->cuda ? "cuda" : "cpu",
+        opcost_layout_name(c->layout));
 }
 
 /* Prepares r with the module opcost_peers: skipped (1) with the peer's

@@ -33,20 +33,25 @@ int opcost_fused_only(const opcost_case *c);
  * ratio is against rowops' functional op from Python (eager-python), in
  * the same rounds. */
 #define OPCOST_PEER_PATH(ident, path_name, text)                               \
-    OPCOST_PEER_PATH_OF(ident, path_name, text, NULL, "eager-python", 0)
+    OPCOST_PEER_PATH_OF(ident, path_name, text, NULL, "eager-python", 0,       \
+                        OPCOST_ON_CPU)
+/* A peer on a GPU (or both devices), as the functional op. */
+#define OPCOST_PEER_PATH_ON(ident, path_name, text, on)                        \
+    OPCOST_PEER_PATH_OF(ident, path_name, text, NULL, "eager-python", 0, on)
 /* A peer's in-place form: the fused op's points only, its ratio against
  * rowops' in-place op (eager-python-inplace). */
 #define OPCOST_PEER_INPLACE_PATH(ident, path_name, text)                       \
     OPCOST_PEER_PATH_OF(ident, path_name, text, opcost_fused_only,             \
-                        "eager-python-inplace", 1)
+                        "eager-python-inplace", 1, OPCOST_ON_CPU)
 /* The same with rows only where applies(c) (NULL: every point), paired
- * with the path named rowops_path, in place or not. */
+ * with the path named rowops_path, in place or not, on the devices on
+ * (OPCOST_ON_*). */
 #define OPCOST_PEER_PATH_OF(ident, path_name, text, applies_fn, rowops_path,   \
-                            is_in_place)                                       \
+                            is_in_place, on)                                   \
     const opcost_path ident = {                                                \
         .name = path_name,                                                     \
         .description = text,                                                   \
-        .devices = OPCOST_ON_CPU,                                              \
+        .devices = on,                                                         \
         .needs_torch = 1,                                                      \
         .peer = 1,                                                             \
         .applies = applies_fn,                                                 \

@@ -1,10 +1,12 @@
 /* `peer-zentorch-inplace`: zentorch_add_rms_norm_ in place on the caller's
- * tensors (each input set's own copies), as a model calls it; contiguous
- * rows (bench/paths/peer_route.h). */
+ * tensors (each input set's own copies), as a model calls it; on a
+ * transposed input through contiguous copies copied back
+ * (bench/paths/peer_route.h). */
 #include "peer_route.h"
 
 OPCOST_PEER_INPLACE_PATH(
     opcost_path_peer_zentorch_inplace, "peer-zentorch-inplace",
     "AMD zentorch's zentorch_add_rms_norm_ in place on the "
     "caller's x and residual (each input set's own copies): the "
-    "form a model calls; contiguous rows");
+    "form a model calls (on a transposed input through contiguous "
+    "copies, copied back)");

@@ -22,9 +22,14 @@
     X(opcost_path_eager_python_inplace)                                        \
     X(opcost_path_peer_vllm_inplace)                                           \
     X(opcost_path_peer_zentorch_inplace)                                       \
+    X(opcost_path_peer_flashinfer)                                             \
+    X(opcost_path_peer_liger)                                                  \
+    X(opcost_path_peer_quack)                                                  \
+    X(opcost_path_peer_apex)                                                   \
     X(opcost_path_model_shipped_eager)                                         \
     X(opcost_path_model_rowops_eager)                                          \
     X(opcost_path_model_torch_eager)                                           \
+    X(opcost_path_model_vllm_eager)                                            \
     X(opcost_path_model_shipped_compiled)                                      \
     X(opcost_path_model_rowops_compiled)                                       \
     X(opcost_path_model_torch_compiled)                                        \

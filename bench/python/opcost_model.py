@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from rowops import _ops as _api
 
 LAYERS = 2  # one layer's MLP residual add meets the next one's input norm
-NORMS = ("shipped", "rowops", "torch", "decomposed")
+NORMS = ("shipped", "rowops", "torch", "decomposed", "vllm")
 MODES = ("eager", "compiled", "aoti")
 # Verification: the relative RMS error of the stack's output against the
 # float64 stack of the same weights. bfloat16 keeps 8 bits: two layers of
@@ -168,6 +168,31 @@ def _rowops_add_norm(x, residual, norm):
     return out.view(x.shape), h.view(x.shape)
 
 
+def _vllm_first(h, norm):
+    out = torch.empty_like(h)
+    torch.ops._C.rms_norm(out, h, norm.weight, norm.variance_epsilon)
+    return out
+
+
+def _vllm_add_norm(x, residual, norm):
+    # in place, as vLLM's layers call it: x becomes the norm's output and
+    # residual the new residual stream
+    torch.ops._C.fused_add_rms_norm(x, residual, norm.weight,
+                                    norm.variance_epsilon)
+    return x, residual
+
+
+def _vllm_stack(layers, mark):
+    """vLLM's ops in the (hidden, residual) stack; the residual stream
+    starts as a copy of h, which vLLM's first add + norm would overwrite
+    (the caller's h stays the set's input)."""
+    inner = _paired(layers, _vllm_first, _vllm_add_norm, mark)
+
+    def stack(h, cos, sin):
+        return inner(h.clone(), cos, sin)
+    return stack
+
+
 def _torch_first(h, norm):
     return F.rms_norm(h, (h.shape[-1],), norm.weight, norm.variance_epsilon)
 
@@ -258,6 +283,8 @@ def stack_fn(stack, norm, mark=_no_mark):
         return _paired(stack.layers, _rowops_first, _rowops_add_norm, mark)
     if norm == "torch":
         return _paired(stack.layers, _torch_first, _torch_add_norm, mark)
+    if norm == "vllm":
+        return _vllm_stack(stack.layers, mark)
     raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
 
 
@@ -653,6 +680,9 @@ class ModelRunner:
         if norm == "decomposed" and mode != "compiled":
             raise ValueError(f"model-decomposed-{mode}: the decomposed "
                              "boundary exists only under torch.compile")
+        if norm == "vllm" and mode != "eager":
+            raise ValueError(f"model-vllm-{mode}: vLLM's ops are timed "
+                             "eager only")
         from opcost_bench import wrap
         self.path, self.norm, self.mode = path, norm, mode
         self.dt = _DTYPES[dtype]
@@ -845,6 +875,15 @@ def model_runner(path, dtype, sets, distribution, all_dtypes=False,
     if hidden != models[name]["hidden_size"]:
         return None, (f"N = {hidden} is not {name}'s hidden size "
                       f"({models[name]['hidden_size']})")
+    if path.split("-")[1] == "vllm":
+        # vLLM's ops where the peer path finds them (opcost_peers)
+        import opcost_peers
+        spec = sets[0][0]  # (address, dtype, sizes, strides[, device])
+        device = spec[4] if len(spec) > 4 else "cpu"
+        why = opcost_peers.unavailable(
+            "peer-vllm", "fused_add_rms_norm", dtype, dtype, hidden, device)
+        if why:
+            return None, f"vLLM's ops: {why}"
     if narrow:
         if narrow not in models or models[narrow]["hidden_size"] > hidden:
             return None, (f"no model {narrow!r} narrower than N = {hidden} "

