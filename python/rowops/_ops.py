@@ -59,4 +59,7 @@ def fused_add_rms_norm(x: torch.Tensor, residual: torch.Tensor,
 def fused_add_rms_norm_(x: torch.Tensor, residual: torch.Tensor,
                         weight: torch.Tensor, eps: float = 1e-6) -> None:
     """In place: residual <- x + residual; x <- normalized output."""
+    if _fast is not None and not torch.compiler.is_compiling():
+        if _fast.fused_add_rms_norm_(x, residual, weight, eps) is None:
+            return None
     _ops.fused_add_rms_norm_(x, residual, weight, eps)

@@ -127,3 +127,45 @@ def test_fast_route_does_not_leak_outputs():
         refs = [weakref.ref(t) for t in result]
         del result
         assert all(ref() is None for ref in refs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_fast_route_in_place_equals_torch_ops(dtype, layout):
+    """fused_add_rms_norm_ through rowops._fast writes what torch.ops'
+    writes, in place on the caller's tensors, and errors alike."""
+    x, r, w = _args(dtype)
+    if layout == "transposed":
+        x, r = x.t().contiguous().t(), r.t().contiguous().t()
+    x2, r2 = x.clone(), r.clone()
+    assert _ops._fast.fused_add_rms_norm_(x, r, w, 1e-6) is None
+    torch.ops.rowops.fused_add_rms_norm_(x2, r2, w, 1e-6)
+    assert torch.equal(x, x2) and torch.equal(r, r2)
+    rowops.fused_add_rms_norm_(x, r, w, 1e-6)
+    torch.ops.rowops.fused_add_rms_norm_(x2, r2, w, 1e-6)
+    assert torch.equal(x, x2) and torch.equal(r, r2)
+    with pytest.raises(RuntimeError) as fast:
+        rowops.fused_add_rms_norm_(x, r, torch.ones(5, dtype=dtype), 1e-6)
+    with pytest.raises(RuntimeError) as slow:
+        torch.ops.rowops.fused_add_rms_norm_(x, r, torch.ones(5, dtype=dtype),
+                                             1e-6)
+    assert str(fast.value).split("\n")[0] == str(slow.value).split("\n")[0]
+
+
+def test_fast_route_in_place_leaves_modes_to_torch_ops():
+    """Under a torch-function mode the in-place entry answers
+    NotImplemented and the call goes through torch.ops (the mode sees
+    it)."""
+    seen = []
+
+    class Spy(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    x, r, w = _args()
+    with Spy():
+        assert _ops._fast.fused_add_rms_norm_(x, r, w, 1e-6) is \
+            NotImplemented
+        rowops.fused_add_rms_norm_(x, r, w, 1e-6)
+    assert any("fused_add_rms_norm_" in s for s in seen), seen
