@@ -45,7 +45,8 @@ if(ROWOPS_WITH_TORCH)
     bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
     bench/measure/point.c bench/measure/point_rows.c bench/measure/pipeline.c
     bench/measure/model_pilot.c bench/measure/run_budget.c
-    bench/measure/probe.c bench/measure/ab_wire.c bench/measure/ab_worker.c
+    bench/measure/probe.c bench/measure/peer_memory.c
+    bench/measure/ab_wire.c bench/measure/ab_worker.c
     bench/measure/ab.c bench/measure/ab_verdicts.c bench/measure/omp_waits.c
     ${OPCOST_PATH_SOURCES})
   target_include_directories(opcost_bench PUBLIC bench/cli bench/measure

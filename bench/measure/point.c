@@ -8,6 +8,7 @@
 #include "code_pages.h"
 #include "nvtx_ranges.h"
 #include "paired.h"
+#include "peer_memory.h"
 #include "probe.h"
 #include "rounds.h"
 #include "stats.h"
@@ -246,6 +247,11 @@ opcost_status point_start(const opcost_plan *cfg, int cuda,
 static opcost_status start_path(point *pt, path_slot *s, char *dispatch_path,
                                 size_t dlen)
 {
+    if (s->run.path->peer &&
+        opcost_peer_memory_refused(pt->why, sizeof pt->why)) {
+        s->timing = 0;
+        return OPCOST_STATUS_SKIPPED;
+    }
     const opcost_status st =
         point_start(pt->ctx->cfg, pt->ctx->dev->cuda, &s->run, &s->timer,
                     dispatch_path, dlen, pt->why, sizeof pt->why);

@@ -46,6 +46,8 @@ run wrong "$dir/wrong" peer-zentorch,peer-zentorch-inplace
 run missing "$dir/none" peer-zentorch,peer-vllm,peer-flashinfer,peer-quack
 run failed "$dir/failed" peer-zentorch
 run real "" peer-vllm,peer-zentorch,peer-vllm-inplace,peer-zentorch-inplace
+# past the memory share the peers are skipped, the run goes on
+OPCOST_PEER_MEMORY_FRACTION=0 run memory "$dir/right" peer-zentorch,eager-python
 python3 - "$dir" <<'PY' || fail=1
 import csv, sys
 d = sys.argv[1]
@@ -131,6 +133,9 @@ for p in ("peer-zentorch", "peer-vllm"):
 for p in ("peer-flashinfer", "peer-quack"):
     expect("missing", (F, "contiguous", p), "skipped", "runs on a GPU only")
 expect("failed", (F, "contiguous", "peer-zentorch"), "skipped", "offline")
+expect("memory", (F, "contiguous", "peer-zentorch"), "skipped",
+       "the peer paths are skipped from here on")
+expect("memory", (F, "contiguous", "eager-python"), "ok")
 real = rows("real")
 for p in ("peer-vllm", "peer-zentorch", "peer-vllm-inplace",
           "peer-zentorch-inplace"):
