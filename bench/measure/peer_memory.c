@@ -28,9 +28,9 @@ int opcost_peer_memory_refused(char *why, size_t len)
     /* OPCOST_PEER_MEMORY_FRACTION: another share, in [0, 1] (tests) */
     const char *e = getenv("OPCOST_PEER_MEMORY_FRACTION");
     char *end = NULL;
-    const double f = e ? strtod(e, &end) : 0.5;
+    const double f = e ? strtod(e, &end) : 0.7;
     const double share =
-        e && end != e && *end == '\0' && f >= 0 && f <= 1 ? f : 0.5;
+        e && end != e && *end == '\0' && f >= 0 && f <= 1 ? f : 0.7;
     if ((double)rss <= total * share)
         return 0;
     snprintf(why, len,

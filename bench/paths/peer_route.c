@@ -19,6 +19,23 @@ static PyObject *peer_unavailable(PyObject *peers, const opcost_path_run *r)
         opcost_layout_name(c->layout));
 }
 
+/* Says once per path and run, on stderr, what the peer found: the
+ * library it loaded, or why it has none (what make bench's log shows). */
+static void say_found(const opcost_path_run *r, const char *what, int ok)
+{
+    static const opcost_path *said[64];
+    for (size_t i = 0; i < sizeof said / sizeof said[0]; ++i) {
+        if (said[i] == r->path)
+            return;
+        if (!said[i]) {
+            said[i] = r->path;
+            fprintf(stderr, "opcost run: %s: %s%s\n", r->path->name,
+                    ok ? "found " : "not here: ", what);
+            return;
+        }
+    }
+}
+
 /* Prepares r with the module opcost_peers: skipped (1) with the peer's
  * reason, else the Runner and, as the dispatch path, what the peer
  * loaded. */
@@ -33,6 +50,10 @@ static int prepare_with(PyObject *peers, opcost_path_run *r, char *why,
     if (skip)
         snprintf(why, len, "%s", text);
     Py_DECREF(reason);
+    /* a point it cannot run says nothing of the peer's library */
+    if (skip && (strstr(why, "not installed") || strstr(why, "did not") ||
+                 strstr(why, "not importable") || strstr(why, "is not in")))
+        say_found(r, why, 0);
     if (skip)
         return 1;
     const int rc =
@@ -43,8 +64,10 @@ static int prepare_with(PyObject *peers, opcost_path_run *r, char *why,
     PyObject *label = PyObject_CallMethod(peers, "label", "(s)", r->path->name);
     const char *l =
         label && PyUnicode_Check(label) ? PyUnicode_AsUTF8(label) : NULL;
-    if (l)
+    if (l) {
         snprintf(r->dispatch_path, sizeof r->dispatch_path, "%s", l);
+        say_found(r, l, 1);
+    }
     Py_XDECREF(label);
     PyErr_Clear();
     return 0;

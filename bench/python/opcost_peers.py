@@ -287,7 +287,9 @@ def unavailable(path, op, dtype, weight_dtype, n, device, layout=""):
     path = _base(path)
     peer = PEERS[path]
     if device not in peer.devices:
-        return f"{path} runs on {' and '.join(peer.devices)} only"
+        names = {"cpu": "the CPU", "cuda": "CUDA"}
+        return (f"{path} runs on "
+                f"{' and '.join(names[d] for d in peer.devices)} only")
     if dtype not in peer.dtypes:
         return f"{path} has no {dtype} kernel ({', '.join(peer.dtypes)})"
     key = (path, device)

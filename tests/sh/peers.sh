@@ -160,6 +160,13 @@ for p, base in (("peer-zentorch", "eager-python"),
 if "no rowops row of its form to pair with" not in open(f"{d}/real.log").read() \
         and any(r["status"] == "ok" for k, r in real.items() if k[2].startswith("peer-")):
     bad.append("real: an unpaired peer's line does not say why")
+# the run says once per peer what it found, or why not
+if "opcost run: peer-zentorch: not here: the peers are not installed" \
+        not in open(f"{d}/missing.log").read():
+    bad.append("missing: the log does not say the peer is not here")
+if "opcost run: peer-zentorch: found zentorch stand-in x1" \
+        not in open(f"{d}/right.log").read():
+    bad.append("right: the log does not say which zentorch it found")
 for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
