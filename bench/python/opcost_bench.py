@@ -153,35 +153,40 @@ def _compiled(kind, op, dtype, layout, n, eps, device="cpu"):
 _SLABS = {}
 
 
-class _InPlaceSlab:
-    """An in-place path's copies of a point's sets, carved from memory the
-    path keeps for the whole run (grown when a point needs more), so each
-    point's copies sit at the addresses the last point's did: a peer
+class Slab:
+    """Memory kept under a name for the whole run, carved afresh at every
+    point (a new Slab of the same name starts at its beginning), so each
+    point's buffers sit at the addresses the last point's did: a peer
     library that keeps state per address it is given (zentorch 2.13 keeps
-    memory for every new one) sees a bounded set, where fresh copies at
-    every point grew the process by gigabytes over a run."""
+    memory for every new one) sees a bounded set, where fresh buffers at
+    every point grew the process by gigabytes over a run. The in-place
+    paths' copies of the sets and the peers' copies come from here."""
 
-    def __init__(self, path):
-        self.path = path
+    def __init__(self, name):
+        self.name = name
         self.used = 0
 
-    def copy_of(self, t):
-        # the copy's storage: t's span, 64-byte aligned, in the path's slab
-        span = 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride())
-                       if n > 0) if t.numel() else 0
-        nbytes = (span * t.element_size() + 63) // 64 * 64
-        slab = _SLABS.get(self.path)
+    def carve(self, shape, stride, dtype, device):
+        """An uninitialized tensor of shape and stride, 64-byte aligned."""
+        item = torch.empty((), dtype=dtype).element_size()
+        span = (1 + sum((n - 1) * st for n, st in zip(shape, stride))
+                if all(n > 0 for n in shape) else 0)
+        nbytes = (span * item + 63) // 64 * 64
+        slab = _SLABS.get(self.name)
         if slab is None or slab.numel() < self.used + nbytes:
-            # grow (the copies made so far at this point are the Runner's
-            # to keep: they hold a reference to the old slab)
-            size = max(self.used + nbytes, 2 * (slab.numel() if slab is not
-                                                None else 0))
-            slab = _SLABS[self.path] = torch.empty(size, dtype=torch.uint8,
-                                                   device=t.device)
+            # grow (what was carved so far holds the old slab)
+            size = max(self.used + nbytes,
+                       2 * (slab.numel() if slab is not None else 0))
+            slab = _SLABS[self.name] = torch.empty(size, dtype=torch.uint8,
+                                                   device=device)
             self.used = 0
-        view = slab[self.used:self.used + nbytes].view(t.dtype)
+        view = slab[self.used:self.used + nbytes].view(dtype)
         self.used += nbytes
-        return view.as_strided(t.shape, t.stride()).copy_(t)
+        return view.as_strided(tuple(shape), tuple(stride))
+
+    def copy_of(self, t):
+        """A copy of t with t's strides."""
+        return self.carve(t.shape, t.stride(), t.dtype, t.device).copy_(t)
 
 
 class Runner:
@@ -195,7 +200,7 @@ class Runner:
         self.compiled_first = False
         self.args = []
         inplace = path.endswith("-inplace")
-        slab = _InPlaceSlab(path) if inplace else None
+        slab = Slab(path) if inplace else None
         for s in sets:
             tensors = [wrap(*t) for t in s]
             if inplace:

@@ -304,23 +304,28 @@ def label(path):
 
 
 class _Copies:
-    """Contiguous copies of a caller's tensors in a workspace kept per
-    argument (x, residual) and shape, as a caller keeps its buffers: every
-    call writes the same memory, whatever input set it copies. A peer that
-    keeps state per address it is given then sees a bounded set: zentorch
-    2.13 keeps about half a tensor for every new address (16 GB in 4000
-    calls on fresh copies of a transposed [405, 4096] float32 input; a
-    cold run with a buffer per input set grew to 24 GB and was killed)."""
+    """Contiguous copies of a caller's tensors, a buffer per input set and
+    argument (the copies a caller makes rotate through memory as the sets
+    do), carved from memory the path keeps for the run (opcost_bench.Slab:
+    the same addresses at every point; zentorch 2.13 kept memory for every
+    new address, and a cold run with fresh copies grew to 24 GB and was
+    killed)."""
 
-    def __init__(self):
+    def __init__(self, name):
+        import opcost_bench
+        self.slab = opcost_bench.Slab(name)
         self.kept = {}
 
     def __call__(self, t, arg=0):
-        key = (arg, tuple(t.shape), t.dtype)
+        key = (t.data_ptr(), arg)
         b = self.kept.get(key)
         if b is None:
-            b = self.kept[key] = torch.empty(t.shape, dtype=t.dtype,
-                                             device=t.device)
+            stride, n = [], 1
+            for size in reversed(t.shape):
+                stride.insert(0, n)
+                n *= max(size, 1)
+            b = self.kept[key] = self.slab.carve(t.shape, stride, t.dtype,
+                                                 t.device)
         return b.copy_(t)
 
 
@@ -332,7 +337,7 @@ def inplace(path):
     them and the results copied back (aten::contiguous and aten::copy_,
     attributed as conversion)."""
     peer = PEERS[_base(path)]
-    copy = _Copies()
+    copy = _Copies(path + "/copies")
 
     def call(x, residual, weight, eps):
         if x.is_contiguous() and residual.is_contiguous():
@@ -347,23 +352,23 @@ def inplace(path):
 
 
 def functional(path, op):
-    """The peer as the functional op: contiguous copies (x, residual) into
-    a kept workspace (_Copies) and the peer in place on them;
+    """The peer as the functional op: contiguous copies (x, residual), a
+    buffer per input set (_Copies), and the peer in place on them;
     outputs as rowops' (out, residual_out, rstd) or (y, rstd), with None
     for the scale no peer returns."""
     peer = PEERS[path]
-    copy = _Copies()
+    copy = _Copies(path + "/copies")
     if op == "fused_add_rms_norm":
         def call(x, residual, weight, eps):
             out, h = copy(x, 0), copy(residual, 1)
             peer.fused(out, h, weight, eps)
             return out, h, None
     else:
-        outs = _Copies()
+        outs = _Copies(path + "/outputs")
 
         def call(x, eps):
             xc = copy(x) if not x.is_contiguous() else x
-            out = outs(x, 1)  # a workspace (its values overwritten)
+            out = outs(x, 1)  # its values overwritten by the peer
             peer.rows(out, xc, eps)
             return out, None
     return call
