@@ -216,7 +216,10 @@ section_bench() {
         > "$out/bench-shapes.csv"
     cd "$root" || return 1
     local paths=kernel,kernel-e2e,eager-cpp,reference,native,eager-python
-    paths+=,compiled-python,cuda-graph
+    paths+=,compiled-python,cuda-graph,eager-python-inplace
+    # the GPU peers: timed where their packages are installed on the
+    # machine, else a skipped row with why (none is pinned yet)
+    paths+=,peer-vllm,peer-flashinfer,peer-liger,peer-quack,peer-apex
     "$build/opcost" run --device cuda --shapes "$out/bench-shapes.csv" \
         --paths "$paths" --variants auto,cuda_fast,triton \
         --rep-budget-ms 20 --out "$out/bench.csv" || return 1
@@ -306,7 +309,7 @@ section_model() {
         > "$out/llama-3.1-8b-gpucheck.csv"
     cd "$root" || return 1
     local paths=model-shipped-eager,model-rowops-eager,model-torch-eager
-    paths+=,model-shipped-compiled,model-rowops-compiled
+    paths+=,model-shipped-compiled,model-rowops-compiled,model-vllm-eager
     "$build/opcost" run --device cuda --shapes "$out/llama-3.1-8b-gpucheck.csv" \
         --paths "$paths" --model-budget-s 3 --replicates 0 \
         --out "$out/model.csv" || return 1
