@@ -563,7 +563,8 @@ static int summarize(ab_point *pt)
                     point_row_frac_of(cfg, row, &pt->split, m[s], k[s],
                                       opcost_probe_bytes(&pt->w));
             }
-            point_set_ceiling(row, pt->pc->ceiling, 0);
+            point_set_ceiling(row, pt->pc->ceiling, 0,
+                              pt->ids[i].path->in_place);
         }
         opcost_result *row = row_of(pt, NEW, i);
         if (k[BASE] && k[NEW] && row->status == OPCOST_STATUS_OK &&

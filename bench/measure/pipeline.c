@@ -767,7 +767,10 @@ static void settle_rows(run_state *st, int complete)
             probe_again(cfg, st->hooks, &st->ceiling, &st->full);
         for (size_t r = 0; r < out->nrows; ++r) {
             opcost_result *row = &out->rows[r];
-            point_set_ceiling(row, &st->ceiling, 0);
+            /* the mix its point chose (an in-place path's: in place) */
+            point_set_ceiling(row, &st->ceiling, 0,
+                              strstr(row->ceiling_kind, "fused_in_place") !=
+                                  NULL);
             point_row_settle_state(row, st->full.gbps);
             s.classed_rows += row->probe_state[0] != '\0';
             s.reduced_rows += row->probe_state[0] &&

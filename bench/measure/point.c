@@ -657,7 +657,8 @@ static double summarize_point(point *pt, int *oom)
                      opcost_rounds_stop_name(pt->rounds.stop));
         }
         if (!s->run.path->model) /* a model moves more than the op's bytes */
-            point_set_ceiling(row, ctx->ceiling, ctx->dev->cuda);
+            point_set_ceiling(row, ctx->ceiling, ctx->dev->cuda,
+                              s->run.path->in_place);
         if (s->timing && s->run.path->takes_variants &&
             (isnan(kernel_median) || s->run.variant == &opcost_variant_auto))
             kernel_median = row->median_us;

@@ -4,7 +4,6 @@
  * (point.c) and opcost ab's (ab.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "point_rows.h"
-#include "registry.h"
 #include "stats.h"
 
 #include <math.h>
@@ -103,7 +102,8 @@ double point_median(const double *x, size_t n)
 /* The ceiling (bench/measure/ceiling.h): the op's mix at the level its
  * working set (the bytes one call touches) falls into, DRAM when cold; on
  * a GPU the device-to-device copy. */
-void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu)
+void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu,
+                       int in_place)
 {
     row->working_set_bytes = row->bytes;
     if (gpu) {
@@ -112,10 +112,9 @@ void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu)
     } else {
         rowops_op op = ROWOPS_OP_FUSED_ADD_RMS_NORM;
         rowops_op_from_name(row->op, &op); /* a row's op is in the table */
-        const opcost_path *p = opcost_path_find(row->path);
         const opcost_mix mix = !rowops_op_info_of(op)->fused ? OPCOST_MIX_ROWS
-                               : p && p->in_place ? OPCOST_MIX_FUSED_IN_PLACE
-                                                  : OPCOST_MIX_FUSED;
+                               : in_place ? OPCOST_MIX_FUSED_IN_PLACE
+                                          : OPCOST_MIX_FUSED;
         opcost_level level = OPCOST_LEVEL_DRAM;
         const opcost_mix_ceiling *m =
             row->bytes == OPCOST_INT_NA

@@ -135,8 +135,10 @@ void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
  * learnt after the point), is relabelled reduced. */
 void point_row_settle_state(opcost_result *row, double full_gbps);
 
-/* The ceiling a row's traffic is bounded by; sets ceiling_gbps,
- * ceiling_kind, working_set_bytes and frac_of_peak_best. */
-void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu);
+/* The ceiling a row's traffic is bounded by (in_place: the fused op in
+ * place, the fused_in_place mix); sets ceiling_gbps, ceiling_kind,
+ * working_set_bytes and frac_of_peak_best. */
+void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu,
+                       int in_place);
 
 #endif

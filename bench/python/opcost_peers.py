@@ -20,6 +20,8 @@ from pathlib import Path
 
 import torch
 
+import opcost_slab
+
 _REPO = Path(__file__).resolve().parents[2]
 _DTYPES = {"float32": torch.float32, "float16": torch.float16,
            "bfloat16": torch.bfloat16, "float64": torch.float64}
@@ -306,14 +308,13 @@ def label(path):
 class _Copies:
     """Contiguous copies of a caller's tensors, a buffer per input set and
     argument (the copies a caller makes rotate through memory as the sets
-    do), carved from memory the path keeps for the run (opcost_bench.Slab:
+    do), carved from memory the path keeps for the run (opcost_slab.Slab:
     the same addresses at every point; zentorch 2.13 kept memory for every
     new address, and a cold run with fresh copies grew to 24 GB and was
     killed)."""
 
     def __init__(self, name):
-        import opcost_bench
-        self.slab = opcost_bench.Slab(name)
+        self.slab = opcost_slab.Slab(name)
         self.kept = {}
 
     def __call__(self, t, arg=0):
