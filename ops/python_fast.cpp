@@ -84,15 +84,25 @@ PyObject *rms_norm_rows(PyObject *, PyObject *const *args, Py_ssize_t nargs)
     END_HANDLE_TH_ERRORS
 }
 
+// The fused ops' arguments (x, residual, weight, eps): 1 when they are
+// plain tensors and eps a float (*eps set), 0 for NotImplemented, -1 with
+// the Python error set.
+int fused_args(PyObject *const *args, Py_ssize_t nargs, double *eps)
+{
+    if (nargs != 4 || !plain(args, 3))
+        return 0;
+    *eps = PyFloat_AsDouble(args[3]);
+    return *eps == -1.0 && PyErr_Occurred() ? -1 : 1;
+}
+
 PyObject *fused_add_rms_norm(PyObject *, PyObject *const *args,
                              Py_ssize_t nargs)
 {
     HANDLE_TH_ERRORS
-    if (nargs != 4 || !plain(args, 3))
-        Py_RETURN_NOTIMPLEMENTED;
-    const double eps = PyFloat_AsDouble(args[3]);
-    if (eps == -1.0 && PyErr_Occurred())
-        return nullptr;
+    double eps;
+    const int took = fused_args(args, nargs, &eps);
+    if (took <= 0)
+        return took ? nullptr : Py_NewRef(Py_NotImplemented);
     static const auto call =
         rowops::op_handle<Fused>("rowops::fused_add_rms_norm");
     std::tuple<Tensor, Tensor, Tensor> r;
@@ -116,11 +126,10 @@ PyObject *fused_add_rms_norm_(PyObject *, PyObject *const *args,
                               Py_ssize_t nargs)
 {
     HANDLE_TH_ERRORS
-    if (nargs != 4 || !plain(args, 3))
-        Py_RETURN_NOTIMPLEMENTED;
-    const double eps = PyFloat_AsDouble(args[3]);
-    if (eps == -1.0 && PyErr_Occurred())
-        return nullptr;
+    double eps;
+    const int took = fused_args(args, nargs, &eps);
+    if (took <= 0)
+        return took ? nullptr : Py_NewRef(Py_NotImplemented);
     static const auto call =
         rowops::op_handle<FusedInPlace>("rowops::fused_add_rms_norm_");
     {
