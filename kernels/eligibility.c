@@ -191,8 +191,11 @@ static int colmajor_ok(const rowops_call *c)
 int rowops_colmajor_inplace_ok(const rowops_call *call)
 {
     const rowops_tensor *x = &call->x, *r = &call->residual;
+    /* below 16 rows every row would run in the kernel's scalar code,
+     * which the strided kernel beats (capped to AVX2 and one thread,
+     * float32 B = 3: x1.48 of its time, paired) */
     if (call->op != ROWOPS_OP_FUSED_ADD_RMS_NORM ||
-        x->device != ROWOPS_DEVICE_CPU || x->rank != 2 || x->sizes[0] < 2 ||
+        x->device != ROWOPS_DEVICE_CPU || x->rank != 2 || x->sizes[0] < 16 ||
         x->sizes[1] < 2 || x->strides[0] != 1 || x->strides[1] < x->sizes[0])
         return 0;
     const int same_as_x = r->rank == 2 && r->sizes[0] == x->sizes[0] &&
