@@ -247,9 +247,10 @@ void rowops_cpu_colmajor_copy(const rowops_call *call, int64_t row_begin,
 void rowops_cpu_colmajor_inplace(const rowops_call *call, int64_t row_begin,
                                  int64_t row_end);
 /* Whether call is that kernel's: the fused op, x 2-D with strides {1, S >=
- * B} (B >= 16: a vector block at least; N >= 2), residual with x's sizes and strides and not overlapping
- * it, out being x and residual_out being residual, a unit-stride weight
- * (kernels/eligibility.c; dtypes and features checked there). */
+ * B} (B >= 16: a vector block at least; N >= 2), residual with x's sizes and
+ * strides and not overlapping it, out being x and residual_out being residual,
+ * a unit-stride weight (kernels/eligibility.c; dtypes and features checked
+ * there). */
 int rowops_colmajor_inplace_ok(const rowops_call *call);
 /* Whether call is column-major and its outputs and weight are as the AVX2
  * row kernel wants them (32-byte aligned rows), with a row of N elements
