@@ -317,7 +317,8 @@ class _Copies:
         self.slab = opcost_slab.Slab(name)
         self.kept = {}
 
-    def __call__(self, t, arg=0):
+    def buffer(self, t, arg=0):
+        """The contiguous buffer of t's input set and argument."""
         key = (t.data_ptr(), arg)
         b = self.kept.get(key)
         if b is None:
@@ -327,7 +328,10 @@ class _Copies:
                 n *= max(size, 1)
             b = self.kept[key] = self.slab.carve(t.shape, stride, t.dtype,
                                                  t.device)
-        return b.copy_(t)
+        return b
+
+    def __call__(self, t, arg=0):
+        return self.buffer(t, arg).copy_(t)
 
 
 def inplace(path):
@@ -369,7 +373,7 @@ def functional(path, op):
 
         def call(x, eps):
             xc = copy(x) if not x.is_contiguous() else x
-            out = outs(x, 1)  # its values overwritten by the peer
+            out = outs.buffer(x, 1)  # the peer writes it: no copy
             peer.rows(out, xc, eps)
             return out, None
     return call

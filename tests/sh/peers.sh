@@ -148,6 +148,12 @@ for p in ("peer-vllm", "peer-zentorch", "peer-vllm-inplace",
         bad.append(f"real {p}: {r['status']} '{r['note']}'")
     else:
         print(f"real {p}: ok, {r['median_us']} us ({r['dispatch_path']})")
+# vLLM's row normalization on contiguous rows needs no copy: its call has
+# no conversion part (its output buffer is not filled first)
+r = real.get((R, "contiguous", "peer-vllm"))
+if r and r["status"] == "ok" and r["conversion_us"] not in ("", "0"):
+    bad.append(f"real peer-vllm rms_norm_rows: conversion_us "
+               f"{r['conversion_us']} (a copy into its output?)")
 # the console's peer section: each peer against rowops' op of its form,
 # with its paired figure; without a rowops row to pair with, it says so
 import re
