@@ -283,8 +283,7 @@ static void pass2(const char *h, const void *w, int w_f32, char *out, int64_t n,
             b = v16_mul(b, wb);
         }
         if (dt == ROWOPS_BF16) {
-            v16_store32_bf16(out + j * 2, v16_round_bf16(a), v16_round_bf16(b),
-                             0);
+            v16_store32_bf16_round(out + j * 2, a, b, 0);
         } else if (dt == ROWOPS_F16) {
             v16_store32_f16((uint16_t *)out + j, v16_to_f16(a), v16_to_f16(b),
                             0);

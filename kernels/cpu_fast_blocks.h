@@ -83,8 +83,7 @@ static inline void p2_bf16(const row_ctx *k, vec16 lo, vec16 hi, void *h,
         lo = v16_mul(lo, wlo);
         hi = v16_mul(hi, whi);
     }
-    v16_store32_bf16((uint16_t *)out + i, v16_round_bf16(lo),
-                     v16_round_bf16(hi), k->stream);
+    v16_store32_bf16_round((uint16_t *)out + i, lo, hi, k->stream);
 }
 
 /* Without a scratch row pass 1 stored h: read it (or x) back. */

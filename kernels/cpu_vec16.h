@@ -108,14 +108,42 @@ static inline vec16 v16_round_bf16_nan(vec16 v)
         _mm512_castps_si512(v16_round_bf16(v)), nan, _mm512_castps_si512(v),
         _mm512_set1_epi32(0x00400000)));
 }
+/* v16_round_bf16 without clearing the low half: the rounded bfloat16 in
+ * each element's high half, for packing only. */
+static inline __m512i round_hi_bf16(vec16 v)
+{
+    const __m512i b = _mm512_castps_si512(v);
+    const __m512i lsb =
+        _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+    return _mm512_add_epi32(b,
+                            _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+}
+/* The high halves of lo's and hi's elements -> 32 bfloat16 in order: one
+ * two-source word permute where shifting both and packing took three. */
+static inline __m512i pack_hi_bf16(__m512i lo, __m512i hi)
+{
+    /* word j of lane k = j / 8: lo's element 4k + j % 8 for j % 8 < 4,
+     * else hi's 4k + j % 8 - 4 (operand hi's words count from 32) */
+    static const uint16_t idx[32] = {1,  3,  5,  7,  33, 35, 37, 39, 9,  11, 13,
+                                     15, 41, 43, 45, 47, 17, 19, 21, 23, 49, 51,
+                                     53, 55, 25, 27, 29, 31, 57, 59, 61, 63};
+    return _mm512_permutex2var_epi16(lo, _mm512_loadu_si512(idx), hi);
+}
 /* Two rounded vec16 (v16_round_bf16) -> 32 bfloat16 in order. */
 static inline void v16_store32_bf16(void *p, vec16 lo, vec16 hi, int stream)
 {
     v16_store64_bits(
-        p,
-        _mm512_packus_epi32(_mm512_srli_epi32(_mm512_castps_si512(lo), 16),
-                            _mm512_srli_epi32(_mm512_castps_si512(hi), 16)),
+        p, pack_hi_bf16(_mm512_castps_si512(lo), _mm512_castps_si512(hi)),
         stream);
+}
+/* Two vec16 of finite or infinite values rounded to nearest even -> 32
+ * bfloat16 in order (v16_store32_bf16 of v16_round_bf16's, with fewer
+ * operations). */
+static inline void v16_store32_bf16_round(void *p, vec16 lo, vec16 hi,
+                                          int stream)
+{
+    v16_store64_bits(p, pack_hi_bf16(round_hi_bf16(lo), round_hi_bf16(hi)),
+                     stream);
 }
 /* A float32 weight's 32 elements at w in the bfloat16 order. */
 static inline void v16_load32_f32_bf16_order(const float *w, vec16 *lo,
@@ -261,6 +289,22 @@ static inline void v16_store32_bf16(void *p, vec16 lo, vec16 hi, int stream)
 {
     v16_store32_bits(p, pack16_bf16(lo), stream);
     v16_store32_bits((uint16_t *)p + 16, pack16_bf16(hi), stream);
+}
+/* round8_bf16 without clearing the low half (packing shifts it out). */
+static inline __m256 round8_hi_bf16(__m256 v)
+{
+    const __m256i b = _mm256_castps_si256(v);
+    const __m256i lsb =
+        _mm256_and_si256(_mm256_srli_epi32(b, 16), _mm256_set1_epi32(1));
+    return _mm256_castsi256_ps(
+        _mm256_add_epi32(b, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))));
+}
+static inline void v16_store32_bf16_round(void *p, vec16 lo, vec16 hi,
+                                          int stream)
+{
+    v16_store32_bf16(p, (vec16){round8_hi_bf16(lo.a), round8_hi_bf16(lo.b)},
+                     (vec16){round8_hi_bf16(hi.a), round8_hi_bf16(hi.b)},
+                     stream);
 }
 static inline vec16 load16_f32_bf16_order(const float *w)
 {

@@ -248,7 +248,8 @@ static opcost_status start_path(point *pt, path_slot *s, char *dispatch_path,
                                 size_t dlen)
 {
     if (s->run.path->peer &&
-        opcost_peer_memory_refused(pt->why, sizeof pt->why)) {
+        opcost_peer_memory_refused(s->run.w->input_bytes, pt->why,
+                                   sizeof pt->why)) {
         s->timing = 0;
         return OPCOST_STATUS_SKIPPED;
     }

@@ -163,13 +163,19 @@ class Runner:
         self.compiled_first = False
         self.args = []
         inplace = path.endswith("-inplace")
-        slab = opcost_slab.Slab(path) if inplace else None
-        for s in sets:
-            tensors = [wrap(*t) for t in s]
+        sets = [[wrap(*t) for t in s] for s in sets]
+        slab = opcost_slab.Slab(
+            opcost_slab.IN_PLACE_SETS, sets[0][0].device,
+            sum(opcost_slab.carved_bytes(t.shape, t.stride(), t.dtype)
+                for s in sets for t in s[:2])) if inplace else None
+        for tensors in sets:
+            tensors = list(tensors)
             if inplace:
                 # the in-place form mutates x and residual: it runs on this
                 # set's own copies (same strides), made here, so the
-                # driver's inputs stay what the reference reads
+                # driver's inputs stay what the reference reads (the copies
+                # are shared by the point's in-place paths: verified one
+                # by one after their prepare, timed in alternation)
                 for k in (0, 1):
                     tensors[k] = slab.copy_of(tensors[k])
             if path.startswith("compiled-python"):
@@ -189,7 +195,7 @@ class Runner:
             self.fn = inplace_call
         elif path.startswith("peer-") and inplace:
             import opcost_peers
-            self.fn = opcost_peers.inplace(path)
+            self.fn = opcost_peers.inplace(path, self.args)
         elif path == "reference-python":
             self.fn = _REFERENCE[op]
         elif path == "torch-add-python":
@@ -199,13 +205,13 @@ class Runner:
             # a peer's kernel as the functional op (bench/python/
             # opcost_peers.py; its availability checked before)
             import opcost_peers
-            self.fn = opcost_peers.functional(path, op)
+            self.fn = opcost_peers.functional(path, op, self.args)
         elif path == "triton":
             # the kernel path's Triton variant (rowops.triton, GPU)
             from rowops import triton as _triton
             self.fn = _triton.fused_add_rms_norm
         elif path.startswith("compiled-python"):
-            n = sets[0][0][2][-1]  # x's last size
+            n = sets[0][0].shape[-1]  # x's last size
             self.fn, self._backend = _compiled(path, op, dtype, layout, n,
                                                eps, self.args[0][0].device.type)
             before = self._graphs()

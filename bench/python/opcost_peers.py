@@ -308,13 +308,18 @@ def label(path):
 class _Copies:
     """Contiguous copies of a caller's tensors, a buffer per input set and
     argument (the copies a caller makes rotate through memory as the sets
-    do), carved from memory the path keeps for the run (opcost_slab.Slab:
-    the same addresses at every point; zentorch 2.13 kept memory for every
-    new address, and a cold run with fresh copies grew to 24 GB and was
-    killed)."""
+    do), carved from memory the run keeps for every path's calls of this
+    kind (opcost_slab.Slab: the same addresses at every point and path;
+    zentorch 2.13 keeps every tensor it is handed, and a cold run with
+    fresh copies grew to 24 GB and was killed)."""
 
-    def __init__(self, name):
-        self.slab = opcost_slab.Slab(name)
+    def __init__(self, name, device, tensors):
+        """tensors: every one this point will ask a buffer for."""
+        self.slab = opcost_slab.Slab(
+            name, device,
+            sum(opcost_slab.carved_bytes(
+                t.shape, opcost_slab.contiguous_stride(t.shape), t.dtype)
+                for t in tensors))
         self.kept = {}
 
     def buffer(self, t, arg=0):
@@ -322,19 +327,15 @@ class _Copies:
         key = (t.data_ptr(), arg)
         b = self.kept.get(key)
         if b is None:
-            stride, n = [], 1
-            for size in reversed(t.shape):
-                stride.insert(0, n)
-                n *= max(size, 1)
-            b = self.kept[key] = self.slab.carve(t.shape, stride, t.dtype,
-                                                 t.device)
+            b = self.kept[key] = self.slab.carve(
+                t.shape, opcost_slab.contiguous_stride(t.shape), t.dtype)
         return b
 
     def __call__(self, t, arg=0):
         return self.buffer(t, arg).copy_(t)
 
 
-def inplace(path):
+def inplace(path, sets):
     """The peer in place on the caller's tensors (the sets' own copies,
     opcost_bench.Runner), outputs as the functional op's. The peers write
     contiguous rows only: on another layout (a transposed x and residual)
@@ -342,7 +343,8 @@ def inplace(path):
     them and the results copied back (aten::contiguous and aten::copy_,
     attributed as conversion)."""
     peer = PEERS[_base(path)]
-    copy = _Copies(path + "/copies")
+    copy = _Copies(opcost_slab.CALL_COPIES, sets[0][0].device,
+                   [t for s in sets for t in s[:2] if not t.is_contiguous()])
 
     def call(x, residual, weight, eps):
         if x.is_contiguous() and residual.is_contiguous():
@@ -356,20 +358,24 @@ def inplace(path):
     return call
 
 
-def functional(path, op):
+def functional(path, op, sets):
     """The peer as the functional op: contiguous copies (x, residual), a
     buffer per input set (_Copies), and the peer in place on them;
     outputs as rowops' (out, residual_out, rstd) or (y, rstd), with None
     for the scale no peer returns."""
     peer = PEERS[path]
-    copy = _Copies(path + "/copies")
-    if op == "fused_add_rms_norm":
+    fused = op == "fused_add_rms_norm"
+    copy = _Copies(opcost_slab.CALL_COPIES, sets[0][0].device,
+                   [t for s in sets for t in s[:2]] if fused else
+                   [s[0] for s in sets if not s[0].is_contiguous()])
+    if fused:
         def call(x, residual, weight, eps):
             out, h = copy(x, 0), copy(residual, 1)
             peer.fused(out, h, weight, eps)
             return out, h, None
     else:
-        outs = _Copies(path + "/outputs")
+        outs = _Copies(opcost_slab.CALL_OUTPUTS, sets[0][0].device,
+                       [s[0] for s in sets])
 
         def call(x, eps):
             xc = copy(x) if not x.is_contiguous() else x
