@@ -819,6 +819,7 @@ int point_measure(const point_context *ctx, const opcost_case *c,
     }
     cost_of_parts(pt);
     close_point(pt);
+    opcost_release_freed_memory();
     pt->cost.after_s = opcost_seconds_since(after);
     pt->cost.total_s = opcost_seconds_since(start);
     if (cost)

@@ -309,9 +309,8 @@ class _Copies:
     """Contiguous copies of a caller's tensors, a buffer per input set and
     argument (the copies a caller makes rotate through memory as the sets
     do), carved from memory the run keeps for every path's calls of this
-    kind (opcost_slab.Slab: the same addresses at every point and path;
-    zentorch 2.13 keeps every tensor it is handed, and a cold run with
-    fresh copies grew to 24 GB and was killed)."""
+    kind (opcost_slab.Slab: the same addresses at every point and path,
+    and no large block allocated per point and path)."""
 
     def __init__(self, name, device, tensors):
         """tensors: every one this point will ask a buffer for."""

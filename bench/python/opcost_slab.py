@@ -11,8 +11,7 @@ _SLABS = {}
 # are prepared and verified one after the other and timed in alternation,
 # so paths of one kind can take the same addresses (the pairing's rule:
 # the same buffers), and the run holds one slab per kind instead of one
-# per path (nine with two peers: a cold run grew past 16 GB and the
-# memory guard skipped the peers from B = 925 on).
+# per path (nine with two peers).
 IN_PLACE_SETS = "in-place sets"  # the sets' copies the in-place forms
 #                                   mutate; each path's prepare copies
 #                                   the sets into them again
@@ -24,9 +23,8 @@ class Slab:
     """Memory kept under a name for the whole run, carved afresh at every
     point (a new Slab of the same name starts at its beginning), so each
     point's buffers sit at the addresses the last point's did: a peer
-    library that keeps state per address it is given (zentorch 2.13 keeps
-    memory for every new one) sees a bounded set, where fresh buffers at
-    every point grew the process by gigabytes over a run. The in-place
+    library that keeps state per address it is given sees a bounded set,
+    and the run allocates no large block per point and path. The in-place
     paths' copies of the sets and the peers' copies come from here."""
 
     def __init__(self, name, device, reserve=0):
