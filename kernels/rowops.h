@@ -362,6 +362,25 @@ static inline int64_t rowops_cpu_grain_rows(int64_t n)
     return g > 1 ? g : 1;
 }
 
+/* A cache line, and the grain where the written rows interleave (a
+ * column-major output: the fused op in place on a transposed input): two
+ * tasks then write the same lines all along, so a task wants 32 rows of
+ * each column or more (a line of float32 is 16), and PyTorch's
+ * parallel_for cuts a range at least a grain long into tasks of half a
+ * grain and up: a grain of 64 rows. Run in place on a
+ * transposed [B, 4096] here (Zen 5, family 26 model 2; warm), two
+ * threads took float32 B = 10, 18, 41 x6.2, x4.4, x2.4 of one thread's
+ * time, bfloat16 B = 18 x2.5, 41 x1.05; from B = 101 they gained
+ * (x0.54-0.71). */
+#define ROWOPS_CPU_LINE_BYTES 64
+#define ROWOPS_CPU_INTERLEAVED_GRAIN_ROWS 64
+
+/* Rows per task for a call run by impl: rowops_cpu_grain_rows, raised to
+ * ROWOPS_CPU_INTERLEAVED_GRAIN_ROWS where a written tensor's rows
+ * interleave, except for the scalar kernel on 16-bit rows
+ * (kernels/cpu_grain.c). */
+int64_t rowops_cpu_grain(const rowops_call *call, rowops_impl impl);
+
 /* Accumulation dtype of the contract for an input dtype. */
 static inline rowops_dtype rowops_acc_dtype(rowops_dtype x)
 {

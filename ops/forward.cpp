@@ -54,8 +54,7 @@ void run_cpu(const rowops_call &call, rowops_impl impl, cpu_kernel kernel)
     // op's own compute; a thread-local check when none is registered.
     RECORD_USER_SCOPE(kernel_scope_name(impl));
     const int64_t rows = rowops_tensor_rows(&call.x);
-    const int64_t n = call.x.sizes[call.x.rank - 1];
-    at::parallel_for(0, rows, rowops_cpu_grain_rows(n),
+    at::parallel_for(0, rows, rowops_cpu_grain(&call, impl),
                      [&](int64_t b, int64_t e) { kernel(&call, b, e); });
 }
 

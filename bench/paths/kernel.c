@@ -148,7 +148,7 @@ static int kernel_run(opcost_path_run *r, int set, char *err, size_t len)
         AS_PYTHON(r, s, opcost_python_run(r, set, err, len));
     if (!s->kernel) /* a GPU kernel */
         return rowops_bridge_cuda_kernel(s->impl, &s->calls[set], err, len);
-    opcost_run_cpu_kernel(s->kernel, &s->calls[set]);
+    opcost_run_cpu_kernel(s->impl, s->kernel, &s->calls[set]);
     return 0;
 }
 

@@ -36,7 +36,7 @@ static int e2e_run(opcost_path_run *r, int set, char *err, size_t len)
         snprintf(err, len, "no C kernel: %s", rowops_choose(&c).reason);
         return -1;
     }
-    opcost_run_cpu_kernel(k, &c);
+    opcost_run_cpu_kernel(impl, k, &c);
     return 0;
 }
 

@@ -70,13 +70,14 @@ static void run_rows(void *ctx, int64_t begin, int64_t end)
     t->kernel(t->call, begin, end);
 }
 
-void opcost_run_cpu_kernel(opcost_cpu_kernel kernel, const rowops_call *call)
+void opcost_run_cpu_kernel(rowops_impl impl, opcost_cpu_kernel kernel,
+                           const rowops_call *call)
 {
     rows_task t = {kernel, call};
     const int64_t rows = rowops_tensor_rows(&call->x);
-    const int64_t n = call->x.sizes[call->x.rank - 1];
     const int64_t t0 = opcost_own_scope_begin();
-    rowops_bridge_parallel_for(rows, rowops_cpu_grain_rows(n), run_rows, &t);
+    rowops_bridge_parallel_for(rows, rowops_cpu_grain(call, impl), run_rows,
+                               &t);
     opcost_own_scope_end(OPCOST_EVENT_KERNEL_OURS, "rowops kernel (C caller)",
                          t0);
 }

@@ -16,9 +16,10 @@ const opcost_variant *opcost_variant_find(const char *name);
 /* The CPU kernel of an implementation; NULL if it has none here. */
 opcost_cpu_kernel opcost_cpu_kernel_of(rowops_impl impl);
 
-/* Runs a CPU kernel over every row of call on PyTorch's thread pool, with
- * the registered op's grain (rowops_cpu_grain_rows). */
-void opcost_run_cpu_kernel(opcost_cpu_kernel kernel, const rowops_call *call);
+/* Runs impl's CPU kernel over every row of call on PyTorch's thread pool,
+ * with the registered op's grain (rowops_cpu_grain). */
+void opcost_run_cpu_kernel(rowops_impl impl, opcost_cpu_kernel kernel,
+                           const rowops_call *call);
 
 /* Can the variant run this call? 1 yes; 0 no, with the reason in why. */
 int opcost_variant_admits(const opcost_variant *v, const rowops_call *call,

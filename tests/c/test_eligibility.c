@@ -414,6 +414,51 @@ static void check_prefetch_nta(int avx2, int avx512)
             }
 }
 
+/* The threading policy (rowops_cpu_grain): the fused op in place on a
+ * transposed input writes rows that interleave in every cache line, so a
+ * task takes 64 rows or more there (before, 8 at N = 4096: two threads
+ * took float32 B = 10 x6.2 of one thread's time), except in the scalar
+ * kernel on 16-bit rows; row-major outputs keep PyTorch's elementwise
+ * grain. */
+static void check_grain(void)
+{
+    static const struct {
+        rowops_dtype dtype;
+        int64_t B, N;
+        int transposed;
+        rowops_impl impl;
+        int64_t want;
+    } cases[] = {
+        {ROWOPS_F32, 10, 4096, 1, ROWOPS_IMPL_CPU_STRIDED, 64},
+        {ROWOPS_F32, 101, 4096, 1, ROWOPS_IMPL_CPU_COLMAJOR_INPLACE, 64},
+        {ROWOPS_BF16, 18, 4096, 1, ROWOPS_IMPL_CPU_COLMAJOR_INPLACE, 64},
+        {ROWOPS_BF16, 10, 4096, 1, ROWOPS_IMPL_CPU_STRIDED, 8},
+        {ROWOPS_F32, 10, 4096, 0, ROWOPS_IMPL_CPU_FAST_AVX2, 8},
+        {ROWOPS_F32, 10, 256, 0, ROWOPS_IMPL_CPU_FAST_AVX2, 128},
+        {ROWOPS_F32, 10, 256, 1, ROWOPS_IMPL_CPU_STRIDED, 128},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const int64_t B = cases[i].B, N = cases[i].N;
+        rowops_call c = base_call(cases[i].dtype, B, N);
+        if (cases[i].transposed) {
+            rowops_tensor *ts[] = {&c.x, &c.residual, &c.out, &c.residual_out};
+            for (int k = 0; k < 4; ++k) {
+                ts[k]->strides[0] = 1;
+                ts[k]->strides[1] = B;
+            }
+            in_place(&c);
+        }
+        const int64_t got = rowops_cpu_grain(&c, cases[i].impl);
+        C_EXPECT(got == cases[i].want,
+                 "grain of %s %s B = %lld N = %lld under %s: %lld rows, want "
+                 "%lld",
+                 rowops_dtype_name(cases[i].dtype),
+                 cases[i].transposed ? "in place, transposed" : "contiguous",
+                 (long long)B, (long long)N, rowops_impl_name(cases[i].impl),
+                 (long long)got, (long long)cases[i].want);
+    }
+}
+
 int main(void)
 {
     /* the features the kernels may use: a ROWOPS_CPU_CAPABILITY cap in the
@@ -507,5 +552,6 @@ int main(void)
     }
     check_half_rate(avx512);
     check_prefetch_nta(avx2, avx512);
+    check_grain();
     return c_report("test_eligibility");
 }
