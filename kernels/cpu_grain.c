@@ -25,8 +25,7 @@ int64_t rowops_cpu_grain(const rowops_call *call, rowops_impl impl)
     const int fused = call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     /* the scalar kernel on 16-bit rows spends its time converting, which
      * two threads share better than they lose to the shared lines
-     * (bfloat16 B = 10 in place, transposed: one thread x1.47 of two's
-     * time, opcost ab, cold) */
+     * (measured: results/experiments/20261207-interleaved-grain) */
     const int scalar16 = impl == ROWOPS_IMPL_CPU_STRIDED &&
                          rowops_dtype_size(call->x.dtype) == 2;
     if (scalar16 || (!rows_interleave(&call->out) &&

@@ -367,11 +367,8 @@ static inline int64_t rowops_cpu_grain_rows(int64_t n)
  * tasks then write the same lines all along, so a task wants 32 rows of
  * each column or more (a line of float32 is 16), and PyTorch's
  * parallel_for cuts a range at least a grain long into tasks of half a
- * grain and up: a grain of 64 rows. Run in place on a
- * transposed [B, 4096] here (Zen 5, family 26 model 2; warm), two
- * threads took float32 B = 10, 18, 41 x6.2, x4.4, x2.4 of one thread's
- * time, bfloat16 B = 18 x2.5, 41 x1.05; from B = 101 they gained
- * (x0.54-0.71). */
+ * grain and up: a grain of 64 rows (the measurements:
+ * results/experiments/20261207-interleaved-grain). */
 #define ROWOPS_CPU_LINE_BYTES 64
 #define ROWOPS_CPU_INTERLEAVED_GRAIN_ROWS 64
 
