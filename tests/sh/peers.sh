@@ -167,8 +167,12 @@ expect("failed", (F, "contiguous", "peer-zentorch"), "skipped", "offline")
 expect("memory", (F, "contiguous", "peer-zentorch"), "skipped",
        "the peer is skipped so the run finishes")
 expect("memory", (F, "contiguous", "eager-python"), "ok")
-for r in csv.DictReader(open(f"{d}/frag-run.csv", newline="")):
-    if r["path"] == "peer-zentorch" and r["status"] != "ok":
+frag = [r for r in csv.DictReader(open(f"{d}/frag-run.csv", newline=""))
+        if r["path"] == "peer-zentorch"]
+if len(frag) != 5:
+    bad.append(f"frag: {len(frag)} rows of the leaking peer, want 5")
+for r in frag:
+    if r["status"] != "ok":
         bad.append(f"frag: the leaking peer at B = {r['B']}: {r['status']} "
                    f"'{r['note']}'")
 real = rows("real")
