@@ -17,6 +17,12 @@ const rowops_kernel_info *rowops_kernel_info_of(rowops_impl impl)
     return (unsigned)impl < ROWOPS_IMPL_COUNT ? &kernels[impl] : NULL;
 }
 
+int rowops_impl_is_cuda(rowops_impl impl)
+{
+    const rowops_kernel_info *k = rowops_kernel_info_of(impl);
+    return k && k->device == ROWOPS_DEVICE_CUDA;
+}
+
 const char *rowops_impl_name(rowops_impl impl)
 {
     const rowops_kernel_info *k = rowops_kernel_info_of(impl);

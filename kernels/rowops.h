@@ -110,45 +110,40 @@ typedef struct rowops_choice {
     char reason[200];
 } rowops_choice;
 
-/* Fast-path conditions (see rowops_choose and docs/dispatch.md). */
+/* Fast-path conditions (rowops_choose; the measurements behind each
+ * threshold: docs/dispatch.md). */
 #define ROWOPS_CPU_VECTOR_BYTES 32  /* AVX2 */
 #define ROWOPS_CUDA_VECTOR_BYTES 16 /* one 128-bit load */
 #define ROWOPS_CUDA_MIN_ARCH 80
 /* A row of h is kept in L1/L2 (CPU) or registers (CUDA) between the
  * reduction and the scaling; 128 KiB per row bounds N per dtype. */
 #define ROWOPS_ONE_PASS_BYTES 131072
-/* The AVX kernels stream their outputs past the cache (non-temporal
- * stores) when out + residual_out are at least NUM/DEN of the last-level
- * cache, the call's inputs and outputs together 3/4 of it: they would be
- * evicted before the next op reads them, and streaming saves reading each
- * destination line first. Measured (Zen 5, 32 MiB L3, N = 4096, 2
- * threads, one warm set, paired): outputs of 12.7 MiB (float32 B = 405)
- * streamed x0.93 the ordinary stores' time, 14.5 MiB (bfloat16 B = 925)
- * x0.71; 6.4 MiB (float32 B = 204, bfloat16 B = 405) x1.43 and x1.04. */
+/* The AVX kernels stream their outputs past the cache (the _nt and _nta
+ * kernels: non-temporal stores) when out + residual_out are at least
+ * NUM/DEN of the last-level cache, the call's inputs and outputs together
+ * 3/4 of it: they would be evicted before the next op reads them, and
+ * streaming saves reading each destination line first. */
 #define ROWOPS_STREAM_LLC_NUM 3
 #define ROWOPS_STREAM_LLC_DEN 8
 /* Below the streaming size, on a core that runs 512-bit operations as two
- * halves (ROWOPS_CPU_AVX512_HALF_RATE: Zen 4), the AVX2 kernel is picked
- * over the AVX-512 one, but for bfloat16 whose outputs fit one core's
- * 1 MiB L2: there AVX-512 BF16's one-instruction rounding keeps AVX-512
- * ahead. Measured (Zen 4, 32 MiB L3, N = 4096, paired, warm; AVX-512 /
- * AVX2 time; docs/dispatch.md): bfloat16 outputs <= 1 MiB x0.89-0.98,
- * 2-11 MiB x0.99-1.15; float16 x0.98-1.11; float32 x0.97-1.14. From the
- * streaming size on, float16 takes the streaming AVX2 kernel there too:
- * the streaming AVX-512 kernel took x1.04-1.19 its time at 64-256 MiB a
- * call, 1 and 2 threads, both ops, where bfloat16 and float32 keep
- * AVX-512 (the AVX2 kernel x0.97-1.06 and x1.01-1.09 of its time; Zen 4,
- * cold, paired: docs/dispatch.md). */
+ * halves (ROWOPS_CPU_AVX512_HALF_RATE), the AVX2 kernel is picked over the
+ * AVX-512 one, but for bfloat16 whose outputs fit this many bytes (one
+ * core's L2), where AVX-512 BF16's one-instruction rounding keeps AVX-512
+ * ahead. From the streaming size on, float16 takes the streaming AVX2
+ * kernel there too; bfloat16 and float32 keep AVX-512. */
 #define ROWOPS_HALF_RATE_BF16_512_MAX_OUT_BYTES (1u << 20)
 
 /* The largest N the one-pass fast kernels accept for a dtype (0: none). */
 int64_t rowops_one_pass_limit(rowops_dtype dtype);
 
+/* Names of the table's lines; "unknown" outside the tables. */
 const char *rowops_op_name(rowops_op op);
 const char *rowops_impl_name(rowops_impl impl);
 
 /* The one place that picks an implementation. Pure: reads only the
- * descriptors (never the data) and the detected machine features. */
+ * descriptors (never the data) and the detected machine features. Any
+ * call gets a choice (the reference for what no kernel runs), with the
+ * reason in one line. */
 rowops_choice rowops_choose(const rowops_call *call);
 
 /* The same choice without the reason text (the kernels' hot path). */
@@ -160,149 +155,80 @@ rowops_impl rowops_choose_impl(const rowops_call *call);
  * with symbolic sizes before building a call; C callers use this. */
 int rowops_check_call(const rowops_call *call, char *err, size_t err_len);
 
-/* Strided CPU kernel over rows [row_begin, row_end): any strides, every
- * dtype. Threading is the caller's: disjoint row ranges may run in parallel. */
-void rowops_cpu_strided(const rowops_call *call, int64_t row_begin,
-                        int64_t row_end);
+/* The kernels' entries, declared from the table (kernel_table.def, where
+ * each line says what its kernel does and which calls it takes).
+ *
+ * A CPU kernel runs rows [row_begin, row_end) of a call that
+ * rowops_kernel_can_run admits (0 <= row_begin <= row_end <= the call's
+ * rows): it never fails, allocates nothing, reads only the call's tensors
+ * and writes only their outputs. Threading is the caller's: disjoint row
+ * ranges may run in parallel, in tasks of rowops_cpu_grain rows or more.
+ *
+ * A CUDA kernel (defined only when the library is built with CUDA,
+ * ROWOPS_HAVE_CUDA) launches the whole call on `stream` (a cudaStream_t)
+ * on the current device, allocates nothing and never synchronizes. It
+ * returns 0, the cudaError_t of its own launch (cudaErrorInvalidValue for
+ * a call it does not take), or the negative of a CUDA error that was
+ * already pending before it (left by earlier work, not rowops: nothing is
+ * launched then). */
+typedef int (*rowops_cuda_kernel_fn)(const struct rowops_call *call,
+                                     void *stream);
+#define ROWOPS_CPU_KERNEL(id, name, fn, layout, features, what)                \
+    void fn(const rowops_call *call, int64_t row_begin, int64_t row_end);
+#define ROWOPS_CUDA_KERNEL(id, name, fn, layout, what)                         \
+    int fn(const rowops_call *call, void *stream);
+#define ROWOPS_NO_KERNEL(id, name, what)
+#include "kernel_table.def"
 
-/* Fast CPU kernels over rows [row_begin, row_end), for calls the
- * eligibility function admitted to the fast path. */
-void rowops_cpu_fast_avx2(const rowops_call *call, int64_t row_begin,
-                          int64_t row_end);
-void rowops_cpu_fast_portable(const rowops_call *call, int64_t row_begin,
-                              int64_t row_end);
-/* The AVX2 kernel with non-temporal stores of out and residual_out: for
- * calls whose outputs exceed the last-level cache (ROWOPS_STREAM_*). */
-void rowops_cpu_fast_avx2_nt(const rowops_call *call, int64_t row_begin,
-                             int64_t row_end);
-/* The same two at 512 bits (AVX-512 F+BW), picked where the CPU has them:
- * the same eligible calls, the same results bit for bit except the float32
- * summation order of rstd. */
-void rowops_cpu_fast_avx512(const rowops_call *call, int64_t row_begin,
-                            int64_t row_end);
-void rowops_cpu_fast_avx512_nt(const rowops_call *call, int64_t row_begin,
-                               int64_t row_end);
-/* The streaming kernels with their inputs prefetched non-temporally
- * (kernels/cpu_fast_pipeline.h, prefetch_nta): the same results. Picked
- * for every streaming call where they were measured faster
- * (ROWOPS_CPU_PREFETCH_NTA: Zen 5, 256 MiB calls, paired with the L2-
- * prefetch form in rounds, 1 and 2 threads, both ops, N = 1024-16384,
- * three dtypes: x0.70-1.00 of its time, fused float32 N = 4096-8192
- * x0.70-0.74, at most x1.026 +- 4 % anywhere; docs/dispatch.md). */
-void rowops_cpu_fast_avx2_nta(const rowops_call *call, int64_t row_begin,
-                              int64_t row_end);
-void rowops_cpu_fast_avx512_nta(const rowops_call *call, int64_t row_begin,
-                                int64_t row_end);
-/* Rows stored column-major (x.strides = {1, S}, S >= B, 2-D): reads x and
- * residual in tiles of rows along the columns, writes row-major outputs
- * (kernels/cpu_colmajor_avx2.c). */
-void rowops_cpu_colmajor_avx2(const rowops_call *call, int64_t row_begin,
-                              int64_t row_end);
-/* The same in 512-bit vectors (AVX-512 F+BW): a tile is the caller's whole
- * range of rows, so each block of columns is read along memory
- * (kernels/cpu_colmajor_avx512.c). */
-void rowops_cpu_colmajor_avx512(const rowops_call *call, int64_t row_begin,
-                                int64_t row_end);
-/* Column-major rows with a short column (S <= ROWOPS_COLMAJOR_NARROW_MAX,
- * AVX-512 F+BW): the span read as it lies, h formed there, each row of h
- * gathered by permutes and written row-major, then scaled from cache
- * (kernels/cpu_colmajor_narrow.c). */
-void rowops_cpu_colmajor_narrow(const rowops_call *call, int64_t row_begin,
-                                int64_t row_end);
+/* The CUDA entry of impl from the table, NULL where impl is not a CUDA
+ * kernel (defined with the CUDA kernels: kernels/cuda/launchers.c). */
+rowops_cuda_kernel_fn rowops_cuda_launcher(rowops_impl impl);
+
+/* Whether impl is one of the table's CUDA kernels (defined everywhere). */
+int rowops_impl_is_cuda(rowops_impl impl);
+
+/* Column-major rows with a short column: cpu_colmajor_narrow takes
+ * columns at most this many elements apart. */
 #define ROWOPS_COLMAJOR_NARROW_MAX 16
-/* ... and the eligibility function picks it over the wide-tile kernel
- * for float16 and bfloat16 to that limit, and float32 to S = 12: measured
- * (Zen 5, 2 threads, N = 4096, three runs, each kernel paired against the
- * row kernel on contiguous copies) narrow 0.78-0.96 of the contiguous call
- * at S = 4-12 against 0.28-0.77 wide-tile; at S = 16 bfloat16 narrow
- * 0.54-0.66 against 0.41-0.47, float32 narrow 0.71-0.77 against the
- * wide-tile kernel's two whole units at 0.77-0.84. */
+/* ... and the eligibility function picks it over the wide tiles for
+ * float16 and bfloat16 to that limit, and float32 to S = PICK_F32; on a
+ * core with full-width 512-bit units, 16-bit calls take it to S =
+ * PICK_16_FULL_RATE (fused) and PICK_16_FULL_RATE_ROWS (rms_norm_rows). */
 #define ROWOPS_COLMAJOR_NARROW_PICK_F32 12
-/* Those figures were measured against the AVX2 tiles, before the AVX-512
- * ones. Against the AVX-512 tiles on a core with full-width 512-bit units
- * (Zen 5, N = 4096, cold, paired in rounds, 2 and 1 threads; docs/
- * dispatch.md) the tiles took x0.91 of the narrow kernel's time at
- * bfloat16 S = 6 (float16 x0.99) and x0.45-0.86 from S = 7 (the fused op,
- * both 16-bit dtypes), x1.06-1.41 at S = 4-5; rms_norm_rows x0.93-0.97 at S =
- * 5, x1.15-1.23 at S = 4. So there 16-bit calls take the narrow kernel to S =
- * 5 (fused) and 4 (rms_norm_rows); a half-rate core (Zen 4, where the
- * tiles took 1.1-1.8x the narrow kernel's time at S = 6-10) keeps it to
- * ROWOPS_COLMAJOR_NARROW_MAX. */
 #define ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE 5
 #define ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE_ROWS 4
 /* Whether call is column-major with columns at most
  * ROWOPS_COLMAJOR_NARROW_MAX apart (cpu_colmajor_narrow's precondition
  * beyond the column-major ones; kernels/eligibility.c). */
 int rowops_colmajor_narrow_ok(const rowops_call *call);
-/* Column-major rows with a short column on a CPU without AVX-512: each
- * row gathered into a contiguous row on the stack, then the AVX2 row
- * kernel (kernels/cpu_colmajor_copy.c). */
-void rowops_cpu_colmajor_copy(const rowops_call *call, int64_t row_begin,
-                              int64_t row_end);
-/* A row of at most this many bytes: the stack batch holds one. */
+/* cpu_colmajor_copy: a row of at most this many bytes (the stack batch
+ * holds one). */
 #define ROWOPS_COLMAJOR_COPY_ROW_BYTES (32 << 10)
-/* The fused op in place on column-major rows (fused_add_rms_norm_ on a
- * transposed x and residual), 16 rows a vector
- * (kernels/cpu_colmajor_inplace.c). */
-void rowops_cpu_colmajor_inplace(const rowops_call *call, int64_t row_begin,
-                                 int64_t row_end);
-/* Whether call is that kernel's: the fused op, x 2-D with strides {1, S >=
- * B} (B >= 16: a vector block at least; N >= 2), residual with x's sizes and
- * strides and not overlapping it, out being x and residual_out being residual,
- * a unit-stride weight (kernels/eligibility.c; dtypes and features checked
- * there). */
+/* Whether call is cpu_colmajor_inplace's: the fused op, x 2-D with strides
+ * {1, S >= B} (B >= 16: a vector block at least; N >= 2), residual with x's
+ * sizes and strides and not overlapping it, out being x and residual_out
+ * being residual, a unit-stride weight (kernels/eligibility.c; dtypes and
+ * features checked there). */
 int rowops_colmajor_inplace_ok(const rowops_call *call);
 /* Whether call is column-major and its outputs and weight are as the AVX2
  * row kernel wants them (32-byte aligned rows), with a row of N elements
  * within ROWOPS_COLMAJOR_COPY_ROW_BYTES (cpu_colmajor_copy's
  * preconditions; kernels/eligibility.c). */
 int rowops_colmajor_copy_ok(const rowops_call *call);
-/* Where the CPU has no AVX-512 the eligibility function picks it over the
- * AVX2 tiles for float16 and bfloat16 at S <= COPY_PICK_16 (fused) and
- * COPY_PICK_16_ROWS (rms_norm_rows). Measured (Zen 5 with AVX-512 capped by
- * ROWOPS_CPU_CAPABILITY=avx2, N = 4096, cold, paired with the row kernel
- * on contiguous copies, 1 and 2 threads, cold and warm; docs/dispatch.md):
- * the fused op 0.19-0.37 of the contiguous call with the tiles against
- * 0.38-0.44 gathered at S = 2-5 cold (warm 0.08-0.20 against 0.25-0.30),
- * level at S = 6, behind from S = 7 cold (0.45-0.52 against 0.37-0.39);
- * rms_norm_rows 0.10-0.36 against 0.38-0.44 at S = 2-8 cold, at S = 10
- * 0.26-0.41 against 0.41-0.45 (level on one thread), behind at S = 12-16
- * on one thread. */
+/* Where the CPU has no AVX-512 the eligibility function picks
+ * cpu_colmajor_copy over the AVX2 tiles for float16 and bfloat16 at S <=
+ * COPY_PICK_16 (fused) and COPY_PICK_16_ROWS (rms_norm_rows). */
 #define ROWOPS_COLMAJOR_COPY_PICK_16 5
 #define ROWOPS_COLMAJOR_COPY_PICK_16_ROWS 10
-/* The eligibility function picks the AVX-512 wide tiles beyond the short
- * columns but at mid strides, where it picks the AVX2 tiles: float32 S =
- * 33-383 (both ops), and the fused op in float16 and bfloat16 S = 128-767.
- * Measured (Zen 4, N = 4096, cold, paired against each other in rounds, 1
- * and 2 threads; docs/dispatch.md): with both kernels streaming h, the
- * AVX2 tiles' segments of 512 bytes ran 1.04-1.43x faster at fused
- * bfloat16 B = 128-640 and 1.0-1.3x at float32 B = 41-204 (fused;
- * rms_norm_rows at B = 41-101 in one run, level in another), behind
- * elsewhere (fused bfloat16 B = 101 by 5-8 %, B = 925 by 1.2-1.5x;
- * rms_norm_rows bfloat16 at most B). A core with full-width 512-bit units
- * has no such window: on Zen 5 the AVX-512 tiles took x0.26-0.97 of the
- * AVX2 tiles' time at B = 33-800, both ops and all three dtypes, 1 and 2
- * threads, but for float32 at B = 33-41 on 2 threads (x1.22-1.33) and
- * four points at B = 64-128 within x1.07 (docs/dispatch.md). */
+/* Where the CPU has AVX-512 the eligibility function picks the AVX-512
+ * wide tiles beyond the short columns; on a core that runs 512-bit
+ * operations as two halves it picks the AVX2 tiles at mid strides
+ * instead: float32 S = MAX_F32 + 1 .. FROM_F32 - 1 (both ops), and the
+ * fused op in float16 and bfloat16 S = MAX_16 + 1 .. FROM_16 - 1. */
 #define ROWOPS_COLMAJOR_AVX512_MAX_F32 32
 #define ROWOPS_COLMAJOR_AVX512_FROM_F32 384
 #define ROWOPS_COLMAJOR_AVX512_MAX_16 127
 #define ROWOPS_COLMAJOR_AVX512_FROM_16 768
-
-/* The CUDA kernels (kernels/cuda/), defined only when the library is built
- * with CUDA (ROWOPS_HAVE_CUDA). Each launches on `stream` (a cudaStream_t)
- * on the current device, allocates nothing and never synchronizes, and
- * returns 0, the cudaError_t of its own launch, or the negative of a CUDA
- * error that was already pending before it (left by earlier work, not
- * rowops: nothing is launched then).
- *
- * Fast forward kernel (row held on chip, vectors of
- * rowops_cuda_vector_elems elements), for calls the eligibility function
- * admitted to it. */
-int rowops_cuda_fast(const rowops_call *call, void *stream);
-
-/* Strided forward kernel: any strides, every dtype, any N. */
-int rowops_cuda_strided(const rowops_call *call, void *stream);
 
 /* One backward call. With h = x (rms_norm_rows) or h = residual_out (fused),
  * r = rstd and n = h * r recomputed per row:
@@ -354,8 +280,8 @@ int rowops_cuda_backward(const rowops_backward_call *call, void *partial,
 
 /* Threading policy of the CPU kernels: rows per task, so each task
  * touches at least 32K elements, PyTorch's own elementwise grain (an
- * OpenMP fork and join costs ~1-2 us here, about what one core needs for
- * 16K elements: smaller calls run on one thread). */
+ * OpenMP fork and join costs about what one core needs for 16K elements:
+ * smaller calls run on one thread; docs/dispatch.md). */
 static inline int64_t rowops_cpu_grain_rows(int64_t n)
 {
     const int64_t g = 32768 / (n > 1 ? n : 1);
@@ -367,8 +293,7 @@ static inline int64_t rowops_cpu_grain_rows(int64_t n)
  * tasks then write the same lines all along, so a task wants 32 rows of
  * each column or more (a line of float32 is 16), and PyTorch's
  * parallel_for cuts a range at least a grain long into tasks of half a
- * grain and up: a grain of 64 rows (the measurements:
- * results/experiments/20261207-interleaved-grain). */
+ * grain and up: a grain of 64 rows (docs/dispatch.md). */
 #define ROWOPS_CPU_LINE_BYTES 64
 #define ROWOPS_CPU_INTERLEAVED_GRAIN_ROWS 64
 

@@ -41,15 +41,12 @@ int cuda_arch(const at::Tensor &x)
 
 void run_cuda(const rowops_call &call, rowops_impl impl, const at::Tensor &x)
 {
-    TORCH_INTERNAL_ASSERT(
-        impl == ROWOPS_IMPL_CUDA_STRIDED || impl == ROWOPS_IMPL_CUDA_FAST,
-        "rowops: no CUDA runner for ", rowops_impl_name(impl));
+    const rowops_cuda_kernel_fn launch = rowops_cuda_launcher(impl);
+    TORCH_INTERNAL_ASSERT(launch, "rowops: no CUDA runner for ",
+                          rowops_impl_name(impl));
     const c10::cuda::CUDAGuard guard(x.device());
     const cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
-    const int err = impl == ROWOPS_IMPL_CUDA_FAST
-                        ? rowops_cuda_fast(&call, stream)
-                        : rowops_cuda_strided(&call, stream);
-    check_launch(err, rowops_impl_name(impl));
+    check_launch(launch(&call, stream), rowops_impl_name(impl));
 }
 
 void run_backward_cuda(const rowops_backward_call &call, const at::Tensor &h,

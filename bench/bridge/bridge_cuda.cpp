@@ -236,13 +236,11 @@ int rowops_bridge_cuda_kernel(rowops_impl impl, const rowops_call *call,
 {
 #ifdef ROWOPS_HAVE_CUDA
     return rowops::bridge_guard(err, err_len, [&] {
-        TORCH_CHECK(impl == ROWOPS_IMPL_CUDA_FAST ||
-                        impl == ROWOPS_IMPL_CUDA_STRIDED,
+        const rowops_cuda_kernel_fn launch = rowops_cuda_launcher(impl);
+        TORCH_CHECK(launch,
                     "rowops_bridge_cuda_kernel: ", rowops_impl_name(impl),
                     " is not a CUDA kernel");
-        const int e = impl == ROWOPS_IMPL_CUDA_FAST
-                          ? rowops_cuda_fast(call, stream())
-                          : rowops_cuda_strided(call, stream());
+        const int e = launch(call, stream());
         // negative: an error earlier work left pending, not this launch's
         TORCH_CHECK(
             e == 0,

@@ -114,9 +114,7 @@ static int kernel_prepare(opcost_path_run *r, char *why, size_t len)
     }
     s->impl = impl;
     s->kernel = opcost_cpu_kernel_of(impl);
-    const int gpu_kernel =
-        impl == ROWOPS_IMPL_CUDA_FAST || impl == ROWOPS_IMPL_CUDA_STRIDED;
-    if (w->cuda ? !gpu_kernel : !s->kernel) {
+    if (w->cuda ? !rowops_impl_is_cuda(impl) : !s->kernel) {
         snprintf(why, len, "no %s kernel for %s", w->cuda ? "CUDA" : "CPU",
                  rowops_impl_name(impl));
         return 1;

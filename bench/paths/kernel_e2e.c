@@ -7,16 +7,12 @@
 
 #include <stdio.h>
 
-static int is_gpu_kernel(rowops_impl impl)
-{
-    return impl == ROWOPS_IMPL_CUDA_FAST || impl == ROWOPS_IMPL_CUDA_STRIDED;
-}
-
 static int e2e_prepare(opcost_path_run *r, char *why, size_t len)
 {
     const rowops_call c = opcost_workload_call(r->w, 0);
     const rowops_choice choice = rowops_choose(&c);
-    if (!opcost_cpu_kernel_of(choice.impl) && !is_gpu_kernel(choice.impl)) {
+    if (!opcost_cpu_kernel_of(choice.impl) &&
+        !rowops_impl_is_cuda(choice.impl)) {
         snprintf(why, len, "no C kernel for this call: %s", choice.reason);
         return 1;
     }
@@ -29,7 +25,7 @@ static int e2e_run(opcost_path_run *r, int set, char *err, size_t len)
 {
     const rowops_call c = opcost_workload_call(r->w, set);
     const rowops_impl impl = rowops_choose_impl(&c);
-    if (is_gpu_kernel(impl))
+    if (rowops_impl_is_cuda(impl))
         return rowops_bridge_cuda_kernel(impl, &c, err, len);
     const opcost_cpu_kernel k = opcost_cpu_kernel_of(impl);
     if (!k) {

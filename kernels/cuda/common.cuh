@@ -304,4 +304,26 @@ rowops_cuda_kernel_attr kernel_attr(int device, const void *kernel);
 int pending_error();
 int launch_error();
 
+/* The start and end every forward launcher shares: a pending error is
+ * returned as earlier work's, a call with no kernel (kernel null) is
+ * cudaErrorInvalidValue, a call of no rows launches nothing; otherwise
+ * launch(limits, attr) launches `kernel` on the current device and the
+ * launch's own error is returned. */
+template <typename Kernel, typename Launch>
+int launch_rows(const rowops_call *c, Kernel kernel, Launch launch)
+{
+    const int pending = pending_error();
+    if (pending)
+        return pending;
+    if (!kernel)
+        return (int)cudaErrorInvalidValue;
+    if (rowops_tensor_rows(&c->x) == 0)
+        return 0;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess)
+        return launch_error();
+    launch(device_limits(device), kernel_attr(device, (const void *)kernel));
+    return launch_error();
+}
+
 } // namespace rowops_cuda

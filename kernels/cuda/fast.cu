@@ -64,29 +64,20 @@ fast_fn fast_kernel_for(bool fused, rowops_dtype dt, rowops_dtype wdt, int vb)
 extern "C" int rowops_cuda_fast(const rowops_call *c, void *stream)
 {
     using namespace rowops_cuda;
-    const int pending = pending_error();
-    if (pending)
-        return pending;
-    const int lead = c->x.rank - 1;
-    const long long n = c->x.sizes[lead];
-    const long long rows = rowops_tensor_rows(&c->x);
+    const long long n = c->x.sizes[c->x.rank - 1];
     const bool fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     const int vec = rowops_cuda_vector_elems(c);
     const int es = (int)rowops_dtype_size(c->x.dtype);
-    const fast_fn kernel = fast_kernel_for(
+    fast_fn kernel = fast_kernel_for(
         fused, c->x.dtype, fused ? c->weight.dtype : c->x.dtype, vec * es);
-    if (!kernel || n < 1 || n > rowops_one_pass_limit(c->x.dtype))
-        return (int)cudaErrorInvalidValue; /* eligibility forbids this */
-    if (rows == 0)
-        return 0;
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess)
-        return launch_error();
-    const rowops_cuda_device &dev = device_limits(device);
-    const rowops_cuda_launch l =
-        rowops_cuda_fast_launch(&dev, kernel_attr(device, (const void *)kernel),
-                                c->x.dtype, n, vec, rows);
-    const fast_params p = fast_params_of(c, l);
-    kernel<<<l.grid, l.threads, l.smem, (cudaStream_t)stream>>>(p);
-    return launch_error();
+    if (n < 1 || n > rowops_one_pass_limit(c->x.dtype))
+        kernel = nullptr; /* eligibility forbids this */
+    return launch_rows(
+        c, kernel,
+        [&](const rowops_cuda_device &dev, rowops_cuda_kernel_attr attr) {
+            const rowops_cuda_launch l = rowops_cuda_fast_launch(
+                &dev, attr, c->x.dtype, n, vec, rowops_tensor_rows(&c->x));
+            const fast_params p = fast_params_of(c, l);
+            kernel<<<l.grid, l.threads, l.smem, (cudaStream_t)stream>>>(p);
+        });
 }

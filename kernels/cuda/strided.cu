@@ -57,25 +57,17 @@ strided_fn strided_kernel_for(bool fused, rowops_dtype dt, rowops_dtype wdt)
 extern "C" int rowops_cuda_strided(const rowops_call *c, void *stream)
 {
     using namespace rowops_cuda;
-    const int pending = pending_error();
-    if (pending)
-        return pending;
     const bool fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     const strided_fn kernel =
         strided_kernel_for(fused, c->x.dtype, c->weight.dtype);
-    if (!kernel)
-        return (int)cudaErrorInvalidValue;
-    const long long rows = rowops_tensor_rows(&c->x);
-    if (rows == 0)
-        return 0;
-    strided_params p = strided_params_of(c);
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess)
-        return launch_error();
-    const rowops_cuda_launch l = rowops_cuda_tile_launch(
-        &device_limits(device), kernel_attr(device, (const void *)kernel),
-        ROWOPS_CUDA_STRIDED_KERNEL, p.n, rows, strided_rows_fast(p));
-    p.ltr = ilog2_host(l.group);
-    kernel<<<l.grid, l.threads, 0, (cudaStream_t)stream>>>(p);
-    return launch_error();
+    return launch_rows(
+        c, kernel,
+        [&](const rowops_cuda_device &dev, rowops_cuda_kernel_attr attr) {
+            strided_params p = strided_params_of(c);
+            const rowops_cuda_launch l = rowops_cuda_tile_launch(
+                &dev, attr, ROWOPS_CUDA_STRIDED_KERNEL, p.n,
+                rowops_tensor_rows(&c->x), strided_rows_fast(p));
+            p.ltr = ilog2_host(l.group);
+            kernel<<<l.grid, l.threads, 0, (cudaStream_t)stream>>>(p);
+        });
 }
