@@ -89,7 +89,7 @@ if(ROWOPS_WITH_TORCH)
   add_test(NAME test_plot COMMAND test_plot)
   set_tests_properties(test_plot PROPERTIES SKIP_RETURN_CODE 77)
 
-  # opcost run creates no directory for its output (README, Reliability)
+  # opcost run creates no directory for its output (docs/reliability.md)
   file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/quick)
   # one thread: beside the other tests under ctest -j two threads of a
   # parallel region wait for each other's turn on the cores (22 s alone,

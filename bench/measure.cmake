@@ -1,6 +1,6 @@
-# bench/ measurement pieces: monotonic timer, sample statistics and stopping
-# rules, the results CSV (schema, writer, parser), the memory-bandwidth
-# ceiling. Included from the top-level CMakeLists.txt after enable_testing().
+# bench/ libraries below the engine: the statistics, the results CSV, what
+# reads results (analysis) and the torch-free core of the engine, with their
+# C tests. Included from the top-level CMakeLists.txt after enable_testing().
 find_package(Threads REQUIRED)
 
 # bench/stats/: the statistics (summaries, intervals, the significance
@@ -13,8 +13,7 @@ target_compile_options(opcost_stats PRIVATE ${OPCOST_WARNINGS})
 target_link_libraries(opcost_stats PUBLIC m)
 
 # bench/results/: the row type, the results CSV (schema, writer, parser,
-# sidecar) and the one way to open an output file; what the engine writes
-# and analysis reads.
+# sidecar); what the engine writes and analysis reads.
 file(GLOB OPCOST_RESULTS_SOURCES CONFIGURE_DEPENDS
   ${CMAKE_CURRENT_LIST_DIR}/results/*.c)
 add_library(opcost_results STATIC ${OPCOST_RESULTS_SOURCES})

@@ -1,6 +1,6 @@
 /* `opcost compare`: two runs (or two kernel variants of one run) joined on
  * every configuration column, each pair tested on its per-repetition
- * medians (bench/analysis/significance.h: Welch on logs, Holm across the
+ * medians (bench/stats/significance.h: Welch on logs, Holm across the
  * pairs), a change claimed only when significant and larger than the threshold.
  * With --gate, the gated quantity is each distribution's weighted expected
  * cost per call (per repetition: sum freq * repetition median / sum freq);

@@ -1,5 +1,5 @@
 /* `opcost targets RUN.csv...`: the CPU performance targets
- * (docs/performance.md, "Performance") evaluated on results CSVs of one
+ * (docs/performance.md, "Targets") evaluated on results CSVs of one
  * machine, pooled: each target as a Markdown table with the measured value, the
  * target and whether it is met. Informational (exit 0 when the files read); the
  * gate for regressions is `opcost compare --gate`.

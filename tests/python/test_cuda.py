@@ -219,7 +219,8 @@ def test_rstd_bound_at_large_n(n):
 
 
 def _backward_formula(h, weight, rstd, go, gro, grstd):
-    """README's formula in float64 on the kernels' own inputs."""
+    """The backward formula of docs/training-and-compile.md (Training), in
+    float64 on the kernels' own inputs."""
     h, go, r = h.double(), go.double(), rstd.double().unsqueeze(-1)
     n = h * r
     g = go * weight.double() if weight is not None else go
