@@ -50,8 +50,10 @@
  * against 58, B = 10 47-55 against 71, B = 3 28-29 against 30-46. A
  * float32 tensor under one unit (8 rows) still goes to rowops_cpu_strided:
  * B = 3 took 27-36 us as a unit against 16 strided. */
+#define ROWOPS_TRANSPOSE_BITS 256
 #include "cpu_colmajor.h"
 #include "cpu_colmajor_rows.h"
+#include "cpu_colmajor_transpose.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -132,36 +134,6 @@ ALWAYS_INLINE void transpose8_ps(__m256 v[8])
     v[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
-/* 8x8 of 16-bit elements in each 128-bit lane: v[c] is column c (word =
- * row) on entry, row c on return; the high lane does rows 8..15 alike. */
-ALWAYS_INLINE void transpose8_epi16x2(__m256i v[8])
-{
-    const __m256i t0 = _mm256_unpacklo_epi16(v[0], v[1]);
-    const __m256i t1 = _mm256_unpackhi_epi16(v[0], v[1]);
-    const __m256i t2 = _mm256_unpacklo_epi16(v[2], v[3]);
-    const __m256i t3 = _mm256_unpackhi_epi16(v[2], v[3]);
-    const __m256i t4 = _mm256_unpacklo_epi16(v[4], v[5]);
-    const __m256i t5 = _mm256_unpackhi_epi16(v[4], v[5]);
-    const __m256i t6 = _mm256_unpacklo_epi16(v[6], v[7]);
-    const __m256i t7 = _mm256_unpackhi_epi16(v[6], v[7]);
-    const __m256i u0 = _mm256_unpacklo_epi32(t0, t2);
-    const __m256i u1 = _mm256_unpackhi_epi32(t0, t2);
-    const __m256i u2 = _mm256_unpacklo_epi32(t1, t3);
-    const __m256i u3 = _mm256_unpackhi_epi32(t1, t3);
-    const __m256i u4 = _mm256_unpacklo_epi32(t4, t6);
-    const __m256i u5 = _mm256_unpackhi_epi32(t4, t6);
-    const __m256i u6 = _mm256_unpacklo_epi32(t5, t7);
-    const __m256i u7 = _mm256_unpackhi_epi32(t5, t7);
-    v[0] = _mm256_unpacklo_epi64(u0, u4);
-    v[1] = _mm256_unpackhi_epi64(u0, u4);
-    v[2] = _mm256_unpacklo_epi64(u1, u5);
-    v[3] = _mm256_unpackhi_epi64(u1, u5);
-    v[4] = _mm256_unpacklo_epi64(u2, u6);
-    v[5] = _mm256_unpackhi_epi64(u2, u6);
-    v[6] = _mm256_unpacklo_epi64(u3, u7);
-    v[7] = _mm256_unpackhi_epi64(u3, u7);
-}
-
 /* ---- pass 1 ------------------------------------------------------------- */
 
 /* One column of a 16-row unit at element offset off: h (row order) and its
@@ -229,7 +201,8 @@ static void emit_f32(const __m256i *st, char **rows, int64_t off, int nq,
 
 /* 16-bit: per 8 rows (half h of the unit) and 16 columns (c), columns q
  * and q + 8 share a register (one per 128-bit lane), so the in-lane
- * transpose leaves 16 consecutive columns of one row per register. */
+ * transpose (cpu_colmajor_transpose.h) leaves 16 consecutive columns of one
+ * row per register. */
 static void emit_16(const __m256i *st, char **rows, int64_t off, int nq, int nt)
 {
     for (int h = 0; h < 2; ++h) {
@@ -241,7 +214,7 @@ static void emit_16(const __m256i *st, char **rows, int64_t off, int nq, int nt)
                 const __m128i *b = (const __m128i *)&st[c * 16 + 8 + q] + h;
                 v[q] = combine128(_mm_load_si128(a), _mm_load_si128(b));
             }
-            transpose8_epi16x2(v);
+            transpose8_epi16_lanes(v);
             for (int q = 0; q < 8; ++q)
                 line[q][c] = v[q];
         }

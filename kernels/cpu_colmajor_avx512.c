@@ -53,8 +53,10 @@
  * into a chunk, chunks into the total in double, as the wide-tile kernel
  * adds them (the same order, so the two give the same bits). */
 #define ROWOPS_VEC16_BITS 512
+#define ROWOPS_TRANSPOSE_BITS 512
 #include "cpu_colmajor.h"
 #include "cpu_colmajor_rows.h"
+#include "cpu_colmajor_transpose.h"
 #include "cpu_vec16.h"
 
 /* Rows of one tile at most: the units' sums live on the stack. */
@@ -144,36 +146,6 @@ ALWAYS_INLINE __m512i col16(const char *x, const char *r, __mmask32 m,
     *lo = v16_from_f16(a);
     *hi = v16_from_f16(b);
     return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
-}
-
-/* 8 x 8 16-bit transpose in each 128-bit lane: w[k] is column k (word =
- * row) on entry; on return lane L of w[k] is row 8 L + k of the 8 columns. */
-ALWAYS_INLINE void transpose8_epi16x4(__m512i *w)
-{
-    const __m512i t0 = _mm512_unpacklo_epi16(w[0], w[1]);
-    const __m512i t1 = _mm512_unpackhi_epi16(w[0], w[1]);
-    const __m512i t2 = _mm512_unpacklo_epi16(w[2], w[3]);
-    const __m512i t3 = _mm512_unpackhi_epi16(w[2], w[3]);
-    const __m512i t4 = _mm512_unpacklo_epi16(w[4], w[5]);
-    const __m512i t5 = _mm512_unpackhi_epi16(w[4], w[5]);
-    const __m512i t6 = _mm512_unpacklo_epi16(w[6], w[7]);
-    const __m512i t7 = _mm512_unpackhi_epi16(w[6], w[7]);
-    const __m512i u0 = _mm512_unpacklo_epi32(t0, t2);
-    const __m512i u1 = _mm512_unpackhi_epi32(t0, t2);
-    const __m512i u2 = _mm512_unpacklo_epi32(t1, t3);
-    const __m512i u3 = _mm512_unpackhi_epi32(t1, t3);
-    const __m512i u4 = _mm512_unpacklo_epi32(t4, t6);
-    const __m512i u5 = _mm512_unpackhi_epi32(t4, t6);
-    const __m512i u6 = _mm512_unpacklo_epi32(t5, t7);
-    const __m512i u7 = _mm512_unpackhi_epi32(t5, t7);
-    w[0] = _mm512_unpacklo_epi64(u0, u4);
-    w[1] = _mm512_unpackhi_epi64(u0, u4);
-    w[2] = _mm512_unpacklo_epi64(u1, u5);
-    w[3] = _mm512_unpackhi_epi64(u1, u5);
-    w[4] = _mm512_unpacklo_epi64(u2, u6);
-    w[5] = _mm512_unpackhi_epi64(u2, u6);
-    w[6] = _mm512_unpacklo_epi64(u3, u7);
-    w[7] = _mm512_unpackhi_epi64(u3, u7);
 }
 
 /* 4 x 4 float32 transpose in each 128-bit lane: on return lane L of w[k]
@@ -288,7 +260,7 @@ ALWAYS_INLINE void pass1(const tile_ctx *k, int64_t t0, int rows, float *sums,
                 chunk[2 * u] = _mm512_add_ps(chunk[2 * u], slo);
                 chunk[2 * u + 1] = _mm512_add_ps(chunk[2 * u + 1], shi);
                 for (int g = 0; g < 4; ++g)
-                    transpose8_epi16x4(v + 8 * g);
+                    transpose8_epi16_lanes(v + 8 * g);
                 for (int q = 0; q < 8; ++q) {
                     __m512i line[4];
                     transpose_lanes(v[q], v[8 + q], v[16 + q], v[24 + q], line);

@@ -99,26 +99,24 @@ static inline float weight_at(const row_ctx *k, int64_t i, rowops_dtype dt)
  * the row (docs/performance.md, "Non-temporal prefetch": on Zen 5 a probe
  * that also reads a 16 KiB scratch ring and a 16 KiB weight row kept 0.75
  * of the plain probe's rate, 0.955 with 4 KiB ones). */
-static inline void prefetch_t1(const void *x, const void *r, int64_t off)
-{
-    if (r) {
-        _mm_prefetch((const char *)x + off + 4096, _MM_HINT_T1);
-        _mm_prefetch((const char *)r + off + 4096, _MM_HINT_T1);
-    } else {
-        _mm_prefetch((const char *)x + off + 8192, _MM_HINT_T1);
+/* One body for both hints, instantiated per hint: _mm_prefetch takes its
+ * hint as a constant (clang's is a macro that insists on one), and the
+ * drivers are instantiated once per prefetch function (DEFINE_DRIVERS):
+ * gcc 12 drops every prefetch of a function that picks its hint at run
+ * time. */
+#define DEFINE_PREFETCH(name, hint)                                            \
+    static inline void name(const void *x, const void *r, int64_t off)         \
+    {                                                                          \
+        if (r) {                                                               \
+            _mm_prefetch((const char *)x + off + 4096, hint);                  \
+            _mm_prefetch((const char *)r + off + 4096, hint);                  \
+        } else {                                                               \
+            _mm_prefetch((const char *)x + off + 8192, hint);                  \
+        }                                                                      \
     }
-}
-/* The drivers are instantiated once per hint (DEFINE_DRIVERS): gcc 12 drops
- * every prefetch of a function that picks its hint at run time. */
-static inline void prefetch_nta(const void *x, const void *r, int64_t off)
-{
-    if (r) {
-        _mm_prefetch((const char *)x + off + 4096, _MM_HINT_NTA);
-        _mm_prefetch((const char *)r + off + 4096, _MM_HINT_NTA);
-    } else {
-        _mm_prefetch((const char *)x + off + 8192, _MM_HINT_NTA);
-    }
-}
+DEFINE_PREFETCH(prefetch_t1, _MM_HINT_T1)
+DEFINE_PREFETCH(prefetch_nta, _MM_HINT_NTA)
+#undef DEFINE_PREFETCH
 
 /* No software prefetch: for float32 rows with ordinary stores, whose
  * inputs are often hot (in place, in a model), and where the hardware

@@ -234,145 +234,79 @@ int rowops_colmajor_copy_ok(const rowops_call *call)
     return 1;
 }
 
-static rowops_choice choose(const rowops_call *call, int want)
+/* Column-major rows (see the top), not in place, on a CPU with
+ * AVX2+FMA+F16C: which of the column-major kernels. */
+static rowops_choice choose_colmajor(const rowops_call *call, int want)
 {
-    named_tensor ts[6];
-    const int nt = call_tensors(call, ts);
-    for (int i = 0; i < nt; ++i)
-        if (ts[i].t->rank > ROWOPS_MAX_RANK)
-            return choice(want, ROWOPS_IMPL_REFERENCE,
-                          "%s has rank %d, beyond the descriptor's %d "
-                          "dimensions",
-                          ts[i].name, ts[i].t->rank, ROWOPS_MAX_RANK);
-    const rowops_device dev = call->x.device;
-    if (dev == ROWOPS_DEVICE_OTHER)
-        return choice(want, ROWOPS_IMPL_REFERENCE,
-                      "device has no rowops kernel; using the reference");
-#ifndef ROWOPS_HAVE_CUDA
-    if (dev == ROWOPS_DEVICE_CUDA)
-        return choice(want, ROWOPS_IMPL_REFERENCE,
-                      "CUDA: library built without CUDA kernels");
-#endif
-    const int cuda = dev == ROWOPS_DEVICE_CUDA;
-    if (cuda && call->cuda_arch < ROWOPS_CUDA_MIN_ARCH)
-        return choice(want, ROWOPS_IMPL_REFERENCE,
-                      "CUDA: compute capability %d.%d has no rowops kernel "
-                      "(built for sm_80 and sm_90); using the reference",
-                      call->cuda_arch / 10, call->cuda_arch % 10);
-    const rowops_impl strided =
-        cuda ? ROWOPS_IMPL_CUDA_STRIDED : ROWOPS_IMPL_CPU_STRIDED;
-    const char *where = cuda ? "CUDA" : "CPU";
     const rowops_dtype dt = call->x.dtype;
-    const int64_t n = call->x.sizes[call->x.rank - 1];
-    const int64_t limit = rowops_one_pass_limit(dt);
-
-    /* 1. dtype */
-    if (limit == 0)
-        return choice(want, strided, "%s strided: %s has no fast kernel", where,
-                      rowops_dtype_name(dt));
-    if (!cuda && rowops_colmajor_inplace_ok(call) &&
-        (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
-            ROWOPS_CPU_FAST_FEATURES)
-        return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_INPLACE,
-                      "CPU column-major in place (AVX2): %s rows at unit "
-                      "stride, columns %lld apart, out and h over x and "
-                      "residual, 16 rows a vector",
-                      rowops_dtype_name(dt), (long long)call->x.strides[1]);
-    if (!cuda && colmajor_ok(call) &&
-        (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
-            ROWOPS_CPU_FAST_FEATURES) {
-        const unsigned have = rowops_cpu_features();
-        const int wide =
-            (have & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;
-        /* The windows below were measured on a core that runs 512-bit
-         * operations in two halves (Zen 4); on one with full-width units
-         * (Zen 5) the AVX-512 tiles won at 16-bit S >= 6 (S >= 5 for
-         * rms_norm_rows) and at every mid stride (kernels/rowops.h). */
-        const int half_rate = (have & ROWOPS_CPU_AVX512_HALF_RATE) != 0;
-        const int64_t narrow =
-            dt == ROWOPS_F32 ? ROWOPS_COLMAJOR_NARROW_PICK_F32
-            : half_rate      ? ROWOPS_COLMAJOR_NARROW_MAX
-            : call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM
-                ? ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE
-                : ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE_ROWS;
-        if (call->x.strides[1] <= narrow && wide)
-            return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_NARROW,
-                          "CPU column-major, short columns (AVX-512): %s "
-                          "rows at unit stride, columns %lld <= %lld apart, "
-                          "row-major outputs",
-                          rowops_dtype_name(dt), (long long)call->x.strides[1],
-                          (long long)narrow);
-        /* No AVX-512: short 16-bit columns gathered into rows for the
-         * AVX2 row kernel, where its outputs are as that kernel wants */
-        const int64_t copy_max = call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM
-                                     ? ROWOPS_COLMAJOR_COPY_PICK_16
-                                     : ROWOPS_COLMAJOR_COPY_PICK_16_ROWS;
-        if (!wide && dt != ROWOPS_F32 && call->x.strides[1] <= copy_max &&
-            rowops_colmajor_copy_ok(call))
-            return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_COPY,
-                          "CPU column-major, short columns (AVX2): %s rows "
-                          "at unit stride, columns %lld <= %lld apart, "
-                          "gathered into rows for the AVX2 row kernel",
-                          rowops_dtype_name(dt), (long long)call->x.strides[1],
-                          (long long)copy_max);
-        /* The tiles of the whole range read along memory, but at mid
-         * strides (float32 S = 33-383, and the fused op in 16 bits S =
-         * 128-767) on a half-rate core, where the AVX2 tiles' 512-byte
-         * segments ran ahead (kernels/rowops.h, docs/dispatch.md: paired,
-         * Zen 4). */
-        const int64_t s = call->x.strides[1];
-        const int mid =
-            half_rate &&
-            (dt == ROWOPS_F32 ? s > ROWOPS_COLMAJOR_AVX512_MAX_F32 &&
-                                    s < ROWOPS_COLMAJOR_AVX512_FROM_F32
-                              : call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
-                                    s > ROWOPS_COLMAJOR_AVX512_MAX_16 &&
-                                    s < ROWOPS_COLMAJOR_AVX512_FROM_16);
-        if (!mid && wide)
-            return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX512,
-                          "CPU column-major (AVX-512): %s rows at unit "
-                          "stride, columns %lld apart, row-major outputs, "
-                          "the range's columns read along memory",
-                          rowops_dtype_name(dt), (long long)call->x.strides[1]);
-        return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
-                      "CPU column-major (AVX2): %s rows at unit stride, "
-                      "columns %lld apart, row-major outputs%s",
+    const unsigned have = rowops_cpu_features();
+    const int wide =
+        (have & ROWOPS_CPU_FAST512_FEATURES) == ROWOPS_CPU_FAST512_FEATURES;
+    /* The windows below were measured on a core that runs 512-bit
+     * operations in two halves (Zen 4); on one with full-width units
+     * (Zen 5) the AVX-512 tiles won at 16-bit S >= 6 (S >= 5 for
+     * rms_norm_rows) and at every mid stride (kernels/rowops.h). */
+    const int half_rate = (have & ROWOPS_CPU_AVX512_HALF_RATE) != 0;
+    const int64_t narrow = dt == ROWOPS_F32 ? ROWOPS_COLMAJOR_NARROW_PICK_F32
+                           : half_rate      ? ROWOPS_COLMAJOR_NARROW_MAX
+                           : call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM
+                               ? ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE
+                               : ROWOPS_COLMAJOR_NARROW_PICK_16_FULL_RATE_ROWS;
+    if (call->x.strides[1] <= narrow && wide)
+        return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_NARROW,
+                      "CPU column-major, short columns (AVX-512): %s "
+                      "rows at unit stride, columns %lld <= %lld apart, "
+                      "row-major outputs",
                       rowops_dtype_name(dt), (long long)call->x.strides[1],
-                      mid ? " (a mid stride on a core that runs 512-bit "
-                            "operations in two halves)"
-                          : "");
-    }
-    /* 2. N range */
-    if (n < 1 || n > limit)
-        return choice(want, strided,
-                      "%s strided: N = %lld outside the %s one-pass range "
-                      "[1, %lld]",
-                      where, (long long)n, rowops_dtype_name(dt),
-                      (long long)limit);
-    /* 4-6. layout and alignment of every tensor but rstd (scalar writes);
-     * CUDA needs element alignment only: the vector width adapts. */
-    const int64_t align =
-        cuda ? (int64_t)rowops_dtype_size(dt) : ROWOPS_CPU_VECTOR_BYTES;
-    for (int i = 0; i < nt; ++i) {
-        char why[160] = "";
-        if (ts[i].t == &call->rstd)
-            continue;
-        if (!layout_ok(&ts[i], n, align, why, sizeof why))
-            return choice(want, strided, "%s strided: %s", where, why);
-    }
-    if (cuda) {
-        const int vec = rowops_cuda_vector_elems(call);
-        if (vec < 1)
-            return choice(want, strided,
-                          "CUDA strided: the weight's data pointer is not "
-                          "aligned to its element");
-        return choice(want, ROWOPS_IMPL_CUDA_FAST,
-                      "CUDA fast: %s, unit stride, %d-byte vectors (%d "
-                      "element%s), N = %lld <= %lld, sm_%d",
-                      rowops_dtype_name(dt), vec * (int)rowops_dtype_size(dt),
-                      vec, vec > 1 ? "s" : "", (long long)n, (long long)limit,
-                      call->cuda_arch);
-    }
+                      (long long)narrow);
+    /* No AVX-512: short 16-bit columns gathered into rows for the
+     * AVX2 row kernel, where its outputs are as that kernel wants */
+    const int64_t copy_max = call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM
+                                 ? ROWOPS_COLMAJOR_COPY_PICK_16
+                                 : ROWOPS_COLMAJOR_COPY_PICK_16_ROWS;
+    if (!wide && dt != ROWOPS_F32 && call->x.strides[1] <= copy_max &&
+        rowops_colmajor_copy_ok(call))
+        return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_COPY,
+                      "CPU column-major, short columns (AVX2): %s rows "
+                      "at unit stride, columns %lld <= %lld apart, "
+                      "gathered into rows for the AVX2 row kernel",
+                      rowops_dtype_name(dt), (long long)call->x.strides[1],
+                      (long long)copy_max);
+    /* The tiles of the whole range read along memory, but at mid
+     * strides (float32 S = 33-383, and the fused op in 16 bits S =
+     * 128-767) on a half-rate core, where the AVX2 tiles' 512-byte
+     * segments ran ahead (kernels/rowops.h, docs/dispatch.md: paired,
+     * Zen 4). */
+    const int64_t s = call->x.strides[1];
+    const int mid =
+        half_rate &&
+        (dt == ROWOPS_F32 ? s > ROWOPS_COLMAJOR_AVX512_MAX_F32 &&
+                                s < ROWOPS_COLMAJOR_AVX512_FROM_F32
+                          : call->op == ROWOPS_OP_FUSED_ADD_RMS_NORM &&
+                                s > ROWOPS_COLMAJOR_AVX512_MAX_16 &&
+                                s < ROWOPS_COLMAJOR_AVX512_FROM_16);
+    if (!mid && wide)
+        return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX512,
+                      "CPU column-major (AVX-512): %s rows at unit "
+                      "stride, columns %lld apart, row-major outputs, "
+                      "the range's columns read along memory",
+                      rowops_dtype_name(dt), (long long)call->x.strides[1]);
+    return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_AVX2,
+                  "CPU column-major (AVX2): %s rows at unit stride, "
+                  "columns %lld apart, row-major outputs%s",
+                  rowops_dtype_name(dt), (long long)call->x.strides[1],
+                  mid ? " (a mid stride on a core that runs 512-bit "
+                        "operations in two halves)"
+                      : "");
+}
+
+/* The row-major fast CPU kernel for a call that meets conditions 1-6:
+ * portable, AVX2 or AVX-512, ordinary or streaming stores, which
+ * prefetch. */
+static rowops_choice choose_cpu_fast(const rowops_call *call, int want,
+                                     int64_t n, int64_t limit)
+{
+    const rowops_dtype dt = call->x.dtype;
     char feats[64];
     const unsigned have = rowops_cpu_features();
     if ((have & ROWOPS_CPU_FAST_FEATURES) != ROWOPS_CPU_FAST_FEATURES)
@@ -457,6 +391,90 @@ static rowops_choice choose(const rowops_call *call, int want)
                   halved ? " (in the cache on a core that runs 512-bit "
                            "operations in two halves: AVX2)"
                          : "");
+}
+
+/* The conditions at the top, in order (column-major rows, which take any
+ * N, before the N range); the reason is formatted only when want is set. */
+static rowops_choice choose(const rowops_call *call, int want)
+{
+    named_tensor ts[6];
+    const int nt = call_tensors(call, ts);
+    for (int i = 0; i < nt; ++i)
+        if (ts[i].t->rank > ROWOPS_MAX_RANK)
+            return choice(want, ROWOPS_IMPL_REFERENCE,
+                          "%s has rank %d, beyond the descriptor's %d "
+                          "dimensions",
+                          ts[i].name, ts[i].t->rank, ROWOPS_MAX_RANK);
+    const rowops_device dev = call->x.device;
+    if (dev == ROWOPS_DEVICE_OTHER)
+        return choice(want, ROWOPS_IMPL_REFERENCE,
+                      "device has no rowops kernel; using the reference");
+#ifndef ROWOPS_HAVE_CUDA
+    if (dev == ROWOPS_DEVICE_CUDA)
+        return choice(want, ROWOPS_IMPL_REFERENCE,
+                      "CUDA: library built without CUDA kernels");
+#endif
+    const int cuda = dev == ROWOPS_DEVICE_CUDA;
+    if (cuda && call->cuda_arch < ROWOPS_CUDA_MIN_ARCH)
+        return choice(want, ROWOPS_IMPL_REFERENCE,
+                      "CUDA: compute capability %d.%d has no rowops kernel "
+                      "(built for sm_80 and sm_90); using the reference",
+                      call->cuda_arch / 10, call->cuda_arch % 10);
+    const rowops_impl strided =
+        cuda ? ROWOPS_IMPL_CUDA_STRIDED : ROWOPS_IMPL_CPU_STRIDED;
+    const char *where = cuda ? "CUDA" : "CPU";
+    const rowops_dtype dt = call->x.dtype;
+    const int64_t n = call->x.sizes[call->x.rank - 1];
+    const int64_t limit = rowops_one_pass_limit(dt);
+
+    /* 1. dtype */
+    if (limit == 0)
+        return choice(want, strided, "%s strided: %s has no fast kernel", where,
+                      rowops_dtype_name(dt));
+    /* column-major rows: their own kernels */
+    if (!cuda && (rowops_cpu_features() & ROWOPS_CPU_FAST_FEATURES) ==
+                     ROWOPS_CPU_FAST_FEATURES) {
+        if (rowops_colmajor_inplace_ok(call))
+            return choice(want, ROWOPS_IMPL_CPU_COLMAJOR_INPLACE,
+                          "CPU column-major in place (AVX2): %s rows at unit "
+                          "stride, columns %lld apart, out and h over x and "
+                          "residual, 16 rows a vector",
+                          rowops_dtype_name(dt), (long long)call->x.strides[1]);
+        if (colmajor_ok(call))
+            return choose_colmajor(call, want);
+    }
+    /* 2. N range */
+    if (n < 1 || n > limit)
+        return choice(want, strided,
+                      "%s strided: N = %lld outside the %s one-pass range "
+                      "[1, %lld]",
+                      where, (long long)n, rowops_dtype_name(dt),
+                      (long long)limit);
+    /* 4-6. layout and alignment of every tensor but rstd (scalar writes);
+     * CUDA needs element alignment only: the vector width adapts. */
+    const int64_t align =
+        cuda ? (int64_t)rowops_dtype_size(dt) : ROWOPS_CPU_VECTOR_BYTES;
+    for (int i = 0; i < nt; ++i) {
+        char why[160] = "";
+        if (ts[i].t == &call->rstd)
+            continue;
+        if (!layout_ok(&ts[i], n, align, why, sizeof why))
+            return choice(want, strided, "%s strided: %s", where, why);
+    }
+    if (cuda) {
+        const int vec = rowops_cuda_vector_elems(call);
+        if (vec < 1)
+            return choice(want, strided,
+                          "CUDA strided: the weight's data pointer is not "
+                          "aligned to its element");
+        return choice(want, ROWOPS_IMPL_CUDA_FAST,
+                      "CUDA fast: %s, unit stride, %d-byte vectors (%d "
+                      "element%s), N = %lld <= %lld, sm_%d",
+                      rowops_dtype_name(dt), vec * (int)rowops_dtype_size(dt),
+                      vec, vec > 1 ? "s" : "", (long long)n, (long long)limit,
+                      call->cuda_arch);
+    }
+    return choose_cpu_fast(call, want, n, limit);
 }
 
 rowops_choice rowops_choose(const rowops_call *call)

@@ -2,8 +2,8 @@
 // eligibility function, run the strided CPU kernel (rows split across
 // threads, the weight gradient summed in two stages) or the reference.
 #include "backward.h"
+#include "cuda_runners.h"
 #include "descriptor.h"
-#include "forward.h"
 #include "introspection.h"
 #include "outputs.h"
 #include "reference.h"

@@ -1,6 +1,6 @@
 #include "forward.h"
-#include "backward.h"
 #include "block_cache.h"
+#include "cuda_runners.h"
 #include "descriptor.h"
 #include "introspection.h"
 #include "outputs.h"

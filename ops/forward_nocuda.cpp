@@ -1,6 +1,5 @@
 // Built instead of forward_cuda.cpp when the library has no CUDA kernels.
-#include "backward.h"
-#include "forward.h"
+#include "cuda_runners.h"
 
 namespace rowops
 {

@@ -15,6 +15,8 @@ namespace rowops
 
 std::string last_dispatch();          // forward.cpp
 std::string last_backward_dispatch(); // backward.cpp
+// What the backward of an op on h would run, and why (explain_dispatch).
+std::string explain_backward_dispatch(const at::Tensor &h); // backward.cpp
 int64_t force_cpu_features(int64_t mask);
 // The features the eligibility function sees (ROWOPS_CPU_* bits).
 int64_t cpu_features();

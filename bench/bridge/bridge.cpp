@@ -111,17 +111,6 @@ void call_torch_add(rowops_op o, const Tensor &x, const Tensor *residual,
 
 extern "C" {
 
-const char *rowops_bridge_route_name(rowops_bridge_route route)
-{
-    switch (route) {
-    case ROWOPS_BRIDGE_ROWOPS: return "rowops";
-    case ROWOPS_BRIDGE_REFERENCE: return "reference";
-    case ROWOPS_BRIDGE_NATIVE: return "native";
-    case ROWOPS_BRIDGE_TORCH_ADD: return "torch-add";
-    default: return "unknown";
-    }
-}
-
 const char *rowops_bridge_torch_version(void)
 {
     return TORCH_VERSION;
@@ -133,11 +122,6 @@ int rowops_bridge_set_threads(int threads, char *err, size_t err_len)
         at::set_num_threads(threads);
         return 0;
     });
-}
-
-int rowops_bridge_get_threads(void)
-{
-    return at::get_num_threads();
 }
 
 rowops_bridge_tensor *rowops_bridge_wrap(const rowops_tensor *t, char *err,

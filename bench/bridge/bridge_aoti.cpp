@@ -52,9 +52,4 @@ int rowops_bridge_aoti_run(rowops_bridge_aoti *m,
     });
 }
 
-void rowops_bridge_aoti_release(rowops_bridge_aoti *m)
-{
-    delete m;
-}
-
 } // extern "C"

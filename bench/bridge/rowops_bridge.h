@@ -30,8 +30,6 @@ typedef enum rowops_bridge_route {
     ROWOPS_BRIDGE_ROUTE_COUNT
 } rowops_bridge_route;
 
-const char *rowops_bridge_route_name(rowops_bridge_route route);
-
 /* The outputs of one call: out/y, residual_out (fused), rstd (absent for
  * the native route; the add routes return h alone, in slot 0), each as a
  * handle and a descriptor. Reusing a result
@@ -46,7 +44,6 @@ const char *rowops_bridge_torch_version(void);
 
 /* Sets PyTorch's intra-op thread count (at::set_num_threads). */
 int rowops_bridge_set_threads(int threads, char *err, size_t err_len);
-int rowops_bridge_get_threads(void);
 
 /* Wraps memory (no copy, not owned) as a CPU/CUDA tensor with t's sizes,
  * strides and dtype. NULL with err on failure. */
@@ -105,7 +102,9 @@ int rowops_bridge_profiler_active(void);
 void rowops_bridge_poison_outputs(int on);
 
 /* An AOTInductor package (.pt2) loaded for running from C
- * (torch::inductor::AOTIModelPackageLoader; bridge_aoti.cpp). */
+ * (torch::inductor::AOTIModelPackageLoader; bridge_aoti.cpp). A loaded
+ * package lives until the process ends: the benchmark keeps each one for
+ * its whole run (compiled_aoti.c), so there is no release. */
 typedef struct rowops_bridge_aoti rowops_bridge_aoti;
 
 rowops_bridge_aoti *rowops_bridge_aoti_load(const char *package, char *err,
@@ -115,7 +114,6 @@ int rowops_bridge_aoti_run(rowops_bridge_aoti *m,
                            rowops_bridge_tensor *const *inputs, int n,
                            rowops_bridge_result *res, char *err,
                            size_t err_len);
-void rowops_bridge_aoti_release(rowops_bridge_aoti *m);
 
 /* ---- CUDA (bridge_cuda.cpp), through libtorch's CUDA runtime: its
  * caching allocator, the current stream, events. Each returns -1 with the
