@@ -30,7 +30,7 @@
  * lines. An earlier form kept h in L2 for calls that fit in cache (R * N *
  * size within 256 KiB) with ordinary stores: with the outputs cold, as
  * in a model (the weights between two norms stream through the LLC), it
- * ran at 0.48-0.65 of this form's speed at B = 101-405 (docs/performance.md).
+ * ran at 0.48-0.65 of this form's speed at B = 101-405 (docs/history.md).
  * out is streamed for large calls (STREAM_MIN_BYTES); below that it stays
  * in cache for the op that reads it next.
  *

@@ -5,7 +5,7 @@
  * Why another form of the wide-tile kernel (cpu_colmajor_avx2.c): that one
  * reads a tile of rows (32 bfloat16 rows at N = 4096) down all N columns,
  * 64 bytes every S elements, and such reads ran at about 10 GB/s on one
- * core whatever the prefetch (docs/performance.md). Here a tile is every row of
+ * core whatever the prefetch (docs/history.md). Here a tile is every row of
  * the caller's range (up to MAX_TILE_ROWS, and h's tile within TILE_H_BYTES),
  * so each column's segment is the whole range and a block of columns is one run
  * of memory when S = B: pass 1 reads x and the residual along memory, block
@@ -26,7 +26,7 @@
  * with h's destination out of the cache (as in a model, where the weights
  * between two norms stream through the LLC) every ordinary store waited
  * for its line to be read first; streamed, the fused op ran 1.0-2.2x as
- * fast at B = 18-8192 (cold, docs/performance.md; one thread float32 B =
+ * fast at B = 18-8192 (cold, docs/history.md; one thread float32 B =
  * 1215 0.87x), though 0.46-0.81x as fast at B = 18-405 where h's
  * destination is already in the cache (a loop over the same buffers).
  * rms_norm_rows stages h in out, which pass 2 then scales in place: streamed,
@@ -47,7 +47,7 @@
  * block past the tile's last unit: other sets than those in use), into L2:
  * x0.71-0.95 the time at strides of 1-16 KiB (cold, paired; in the cache,
  * level). float32 keeps the far form: near, the fused op took x0.93-0.97
- * but rms_norm_rows at 8 KiB x1.07-1.26 (docs/performance.md).
+ * but rms_norm_rows at 8 KiB x1.07-1.26 (docs/history.md).
  *
  * Sums: a block's squares in a float partial per lane, CHUNK_BLOCKS blocks
  * into a chunk, chunks into the total in double, as the wide-tile kernel

@@ -39,7 +39,7 @@
  * time of two rows, N = 8192 x0.83-0.92, rms_norm_rows bfloat16 N = 8192
  * x0.78-0.91; at N = 1024 fused bfloat16 on one thread x1.095, where
  * pass 2's start moves every row and its runs end at unpredictable
- * places (docs/performance.md). */
+ * places (docs/history.md). */
 #define ONE_SCRATCH_MIN 2048
 
 /* Elements per chunk of the sum of squares: each lane of the two vector
@@ -96,7 +96,7 @@ static inline float weight_at(const row_ctx *k, int64_t i, rowops_dtype dt)
  * inputs are read once; the scratch row and the weight are read again
  * every row. With T1 the lines streaming through L1 evict them, and their
  * reloads from L2 cost the core a share of its DRAM rate that grows with
- * the row (docs/performance.md, "Non-temporal prefetch": on Zen 5 a probe
+ * the row (docs/history.md, "Non-temporal prefetch": on Zen 5 a probe
  * that also reads a 16 KiB scratch ring and a 16 KiB weight row kept 0.75
  * of the plain probe's rate, 0.955 with 4 KiB ones). */
 /* One body for both hints, instantiated per hint: _mm_prefetch takes its

@@ -2,7 +2,7 @@
 // stream and device, and the CUDA runners of the forward and backward
 // kernels. A CUDA error already pending before a rowops launch is reported
 // as an earlier operation's, not blamed on the kernel.
-#include "backward.h"
+#include "cuda_runners.h"
 #include "descriptor.h"
 #include "forward.h"
 #include "introspection.h"

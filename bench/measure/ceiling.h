@@ -117,7 +117,7 @@ typedef struct opcost_ceiling {
  * (fused mix, 256 MiB arrays on 2 MiB pages, paired in alternation) the
  * T1 probe took x1.11 the time of the unprefetched one on one thread and
  * x1.06 on two, the NTA one x1.05 and x1.01; the kernels with NTA prefetch
- * read 1.05-1.07 of the T1 probe (docs/performance.md). */
+ * read 1.05-1.07 of the T1 probe (docs/history.md). */
 int opcost_ceiling_prefetches(void);
 
 /* Merges a second probe of the same machine into c: each kernel's, mix's
