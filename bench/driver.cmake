@@ -38,7 +38,7 @@ if(ROWOPS_WITH_TORCH)
   add_library(opcost_bench STATIC
     bench/cli/config.c bench/cli/run.c bench/cli/report.c
     bench/cli/report_model.c bench/cli/report_peers.c
-    bench/cli/report_estimate.c
+    bench/cli/report_estimate.c bench/cli/console.c
     bench/cli/report_budget.c bench/cli/ab.c
     bench/measure/journal.c bench/measure/timing.c
     bench/measure/record_function_tracer.c bench/measure/attribution_pass.c

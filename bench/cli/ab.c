@@ -11,14 +11,13 @@
 #include "ab_report.h"
 #include "ab_worker.h"
 #include "config.h"
+#include "console.h"
 #include "gates.h"
 #include "omp_waits.h"
 #include "outfile.h"
 #include "outpath.h"
 #include "registry.h"
-#include "report.h"
 #include "results_csv.h"
-#include "run.h"
 #include "shape_file.h"
 
 #include <errno.h>
@@ -110,13 +109,14 @@ static int resolve(const char *opt, const char *dir, char *exe, size_t len,
     return -1;
 }
 
-typedef struct ab_console {
+/* What the comparison's summary needs, and the exit status it leaves. */
+typedef struct ab_summary {
     double threshold, alpha;
     int gate;              /* exit on the groups' verdicts (3: unsure) */
     const char *gates_out; /* append the groups' verdicts */
     const char *base_sha;
     int rc;
-} ab_console;
+} ab_summary;
 
 /* A side's expected cost per call of a group: sum freq median / sum freq
  * over its rows of the group (NAN unless all are ok). */
@@ -143,7 +143,7 @@ static double side_expected(const opcost_result *rows, size_t n,
 
 /* The gate: exit 1 when a point or a group is slower, 3 when a group is
  * unsure (no pass, no fail), else 0; the groups appended to gates_out. */
-static int gate(ab_console *c, const opcost_result *rows, size_t n,
+static int gate(ab_summary *c, const opcost_result *rows, size_t n,
                 int slower_points)
 {
     opcost_ab_group *g;
@@ -189,49 +189,14 @@ static int gate(ab_console *c, const opcost_result *rows, size_t n,
     return c->gate || rc == 2 ? rc : slower_points ? 1 : 0;
 }
 
-static void on_started(void *ctx, const opcost_plan *plan,
-                       const opcost_hostinfo *host,
-                       const opcost_ceiling *ceiling, const run_device *dev,
-                       size_t points, const char *out_path)
+/* The console's summary (console.h): the table, then the gate. */
+static void summarize(void *ctx, const opcost_result *rows, size_t n)
 {
-    (void)ctx;
-    opcost_report_header(stdout, plan, host, ceiling,
-                         dev->cuda ? &dev->gpu : NULL, dev->pinning, dev->code,
-                         points, out_path);
-}
-
-static void on_progress(void *ctx, size_t done, size_t total, double elapsed,
-                        double left)
-{
-    (void)ctx;
-    opcost_report_progress(stderr, done, total, elapsed, left);
-    if (done == total && isatty(fileno(stderr)))
-        fputc('\n', stderr);
-}
-
-static void on_message(void *ctx, int is_error, const char *text)
-{
-    (void)ctx;
-    (void)is_error;
-    fprintf(stderr, "%sopcost ab: %s\n", isatty(fileno(stderr)) ? "\n" : "",
-            text);
-}
-
-static void on_settled(void *ctx, const opcost_run_settled *s)
-{
-    (void)ctx;
-    opcost_report_settled(stdout, s);
-}
-
-static void on_finished(void *ctx, const opcost_result *rows, size_t n,
-                        const char *out_path, double seconds)
-{
-    ab_console *c = ctx;
+    ab_summary *c = ctx;
     const opcost_ab_counts k =
         opcost_ab_report(stdout, rows, n, c->threshold, c->alpha);
     /* a row the new build broke counts as a slower one */
     c->rc = gate(c, rows, n, (int)(k.slower + k.broken));
-    printf("\n%zu rows written to %s (%.1f s)\n", n, out_path, seconds);
 }
 
 /* --gates-out is neither --out, its sidecar nor a shape file the run
@@ -413,14 +378,14 @@ int opcost_ab_main(int argc, char **argv)
            ctx.workers[NEW_WORKER].git_sha, ctx.processes,
            ctx.processes == 1 ? "" : "es");
     printf("opcost ab: %s\n", waits);
-    ab_console console = {plan.threshold,
+    ab_summary summary = {plan.threshold,
                           alpha,
                           gate_on,
                           gates_out,
                           ctx.workers[BASE_WORKER].git_sha,
                           0};
-    const opcost_run_hooks hooks = {&console,   on_started, on_progress,
-                                    on_message, on_settled, on_finished};
+    opcost_console console = {"opcost ab", summarize, &summary};
+    const opcost_run_hooks hooks = opcost_console_hooks(&console);
     const opcost_point_measurer m = opcost_ab_measurer(&ctx);
     run_device dev;
     memset(&dev, 0, sizeof dev);
@@ -430,7 +395,7 @@ int opcost_ab_main(int argc, char **argv)
         fprintf(stderr, "opcost ab: no whole comparison: %s\n", ctx.why);
         return 2;
     }
-    return rc ? 2 : console.rc;
+    return rc ? 2 : summary.rc;
 }
 
 static const opcost_variant *find_variant(const char *name)

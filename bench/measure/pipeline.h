@@ -3,7 +3,7 @@
  * ceilings, journal; measure every point; settle: the run-to-run noise
  * and the ceilings of every row; write the results and their samples,
  * never lost). What it has to say goes to the caller's hooks: the command
- * line prints (bench/cli/run.c), the engine measures. */
+ * line prints (bench/cli/console.c), the engine measures. */
 #ifndef OPCOST_PIPELINE_H
 #define OPCOST_PIPELINE_H
 
