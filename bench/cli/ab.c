@@ -305,7 +305,7 @@ int opcost_ab_main(int argc, char **argv)
     free(rest);
     if (prc > 0)
         return 0;
-    if (prc < 0) {
+    if (prc < 0 || opcost_plan_settle(&plan, plan.cuda, err, sizeof err)) {
         fprintf(stderr, "opcost ab: %s\n", err);
         return 2;
     }

@@ -1,6 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
-#include "batch.h"
 #include "cpu_features.h"
 #include "shape_file.h"
 
@@ -296,73 +295,6 @@ static int add_dtype(void *ctx, const char *item, char *err, size_t len)
     return 0;
 }
 
-static int selected_path(const opcost_plan *cfg, const opcost_path *p)
-{
-    for (int i = 0; i < cfg->npaths; ++i)
-        if (cfg->paths[i] == p)
-            return 1;
-    return 0;
-}
-
-static int selected_variant(const opcost_plan *cfg, const opcost_variant *v)
-{
-    for (int i = 0; i < cfg->nvariants; ++i)
-        if (cfg->variants[i] == v)
-            return 1;
-    return 0;
-}
-
-/* The first selected variant that runs on the plan's device. */
-static const opcost_variant *first_variant(const opcost_plan *cfg)
-{
-    for (int i = 0; i < cfg->nvariants; ++i)
-        if (opcost_plan_variant_runs(cfg, cfg->variants[i]))
-            return cfg->variants[i];
-    return cfg->variants[0];
-}
-
-/* The member every path is paired with: --baseline PATH[/VARIANT] among
- * the selected paths and variants, else reference where it is selected,
- * else the first selected path (with its first variant). */
-static int settle_baseline(opcost_plan *cfg, char *err, size_t len)
-{
-    const char *name = cfg->baseline_name;
-    cfg->baseline_path = NULL;
-    cfg->baseline_variant = &opcost_variant_auto;
-    if (!name) {
-        const opcost_path *ref = opcost_path_find("reference");
-        const opcost_path *p = selected_path(cfg, ref) ? ref
-                               : cfg->npaths           ? cfg->paths[0]
-                                                       : NULL;
-        cfg->baseline_path = p;
-        if (p && p->takes_variants)
-            cfg->baseline_variant = first_variant(cfg);
-        return 0;
-    }
-    char path[128];
-    const char *slash = strchr(name, '/');
-    const size_t n = slash ? (size_t)(slash - name) : strlen(name);
-    if (n >= sizeof path)
-        return bad(err, len, "baseline", "must be PATH or PATH/VARIANT", name);
-    memcpy(path, name, n);
-    path[n] = '\0';
-    const opcost_path *p = opcost_path_find(path);
-    if (!p || !selected_path(cfg, p))
-        return bad(err, len, "baseline",
-                   "must name one of the selected paths (--paths)", name);
-    const opcost_variant *v = slash ? opcost_variant_find(slash + 1)
-                              : p->takes_variants ? first_variant(cfg)
-                                                  : &opcost_variant_auto;
-    if (slash && (!v || !p->takes_variants || !selected_variant(cfg, v)))
-        return bad(err, len, "baseline",
-                   "VARIANT must be one of the selected variants of a path "
-                   "that takes variants (--variants)",
-                   name);
-    cfg->baseline_path = p;
-    cfg->baseline_variant = v;
-    return 0;
-}
-
 int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
                         size_t errlen)
 {
@@ -393,7 +325,6 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
     cfg->noise_target = 0.01;
     cfg->threshold = 0.02;
     const char *baseline = NULL;
-    cfg->target_sample_us = OPCOST_SAMPLE_US_CPU;
     cfg->cold = 1;
     cfg->model_max_tokens = -1; /* the device's default */
     cfg->model_budget_s = -1;
@@ -560,9 +491,6 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
         cfg->shapes[cfg->nshapes++] = "edges";
     }
     cfg->paths_default = cfg->npaths == 0;
-    opcost_config_set_device(cfg, cfg->cuda);
-    if (cfg->nvariants == 0)
-        cfg->variants[cfg->nvariants++] = &opcost_variant_auto;
     if (cfg->rep_budget_s < 0)
         cfg->rep_budget_s = cfg->quick ? 0.002 : 0.010;
     if (cfg->model_budget_s < 0)
@@ -570,29 +498,5 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
     if (cfg->full_bandwidth_wait_s < 0)
         cfg->full_bandwidth_wait_s = cfg->quick ? 0 : 30;
     cfg->baseline_name = baseline;
-    return settle_baseline(cfg, err, errlen);
-}
-
-void opcost_config_set_device(opcost_plan *cfg, int cuda)
-{
-    cfg->cuda = cuda;
-    if (!cfg->sample_us_given)
-        cfg->target_sample_us =
-            cuda ? OPCOST_SAMPLE_US_GPU : OPCOST_SAMPLE_US_CPU;
-    if (!cfg->paths_default)
-        return;
-    cfg->npaths = 0;
-    for (size_t i = 0; i < opcost_path_count(); ++i) {
-        const opcost_path *p = opcost_path_at(i);
-        /* a quick run is CI-sized: a model stack and a peer's library
-         * load are not */
-        if (!p->named_only && !((p->model || p->peer) && cfg->quick) &&
-            opcost_plan_path_runs(cfg, p) && cfg->npaths < OPCOST_MAX_SELECTED)
-            cfg->paths[cfg->npaths++] = p;
-    }
-    /* the device's default paths include reference, and a --baseline that
-     * named one of them: it still resolves */
-    char err[256];
-    if (settle_baseline(cfg, err, sizeof err))
-        cfg->baseline_path = NULL;
+    return 0;
 }

@@ -315,7 +315,7 @@ static int profiler_active(void *ctx)
     return rowops_bridge_profiler_active();
 }
 
-int opcost_find_device(const opcost_plan *cfg, run_device *dev,
+int opcost_find_device(opcost_plan *cfg, run_device *dev,
                        const opcost_run_hooks *hooks, char *err, size_t len)
 {
     memset(dev, 0, sizeof *dev);
@@ -330,6 +330,10 @@ int opcost_find_device(const opcost_plan *cfg, run_device *dev,
     dev->cuda = found;
     if (!found)
         return 0;
+    /* settled again for the GPU; a --baseline among the CPU's default
+     * paths but not the GPU's is no error: the run goes on unpaired */
+    char unpaired[256];
+    opcost_plan_settle(cfg, 1, unpaired, sizeof unpaired);
     /* CUPTI and torch.profiler never at once: refused while it records */
     const opcost_cupti_options opt = {profiler_active, NULL, NULL};
     if (opcost_cupti_open(&dev->cupti, &opt, dev->cupti_why,
