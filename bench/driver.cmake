@@ -34,15 +34,17 @@ if(ROWOPS_WITH_TORCH)
   file(GLOB OPCOST_PATH_SOURCES CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/bench/paths/*.c)
   # the command line (cli/), the measurement that needs the bridge
-  # (measure/), the paths and their variants (paths/)
+  # (measure/; the plan, settled from the paths' registry), the paths and
+  # their variants (paths/)
   add_library(opcost_bench STATIC
     bench/cli/config.c bench/cli/run.c bench/cli/report.c
     bench/cli/report_model.c bench/cli/report_peers.c
-    bench/cli/report_estimate.c
+    bench/cli/report_estimate.c bench/cli/console.c
     bench/cli/report_budget.c bench/cli/ab.c
     bench/measure/journal.c bench/measure/timing.c
     bench/measure/record_function_tracer.c bench/measure/attribution_pass.c
     bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
+    bench/measure/plan.c
     bench/measure/point.c bench/measure/point_rows.c bench/measure/pipeline.c
     bench/measure/model_pilot.c bench/measure/run_budget.c
     bench/measure/probe.c bench/measure/peer_memory.c

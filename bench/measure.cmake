@@ -36,7 +36,7 @@ target_link_libraries(opcost_analysis PUBLIC opcost_results opcost_stats
   opcost_shapes m rowops_kernels)
 
 # bench/measure/: the torch-free core of the engine (ceilings, stopping
-# rules, attribution, the plan); the rest of measure/ needs the bridge
+# rules, attribution); the rest of measure/ needs the bridge
 # (driver.cmake).
 add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/measure/affinity.c
@@ -50,7 +50,6 @@ add_library(opcost_measure STATIC
   ${CMAKE_CURRENT_LIST_DIR}/measure/rounds.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/bandwidth_state.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/host_bandwidth.c
-  ${CMAKE_CURRENT_LIST_DIR}/measure/plan.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/budget.c
   ${CMAKE_CURRENT_LIST_DIR}/measure/variant.c)
 target_include_directories(opcost_measure PUBLIC

@@ -11,14 +11,13 @@
 #include "ab_report.h"
 #include "ab_worker.h"
 #include "config.h"
+#include "console.h"
 #include "gates.h"
 #include "omp_waits.h"
 #include "outfile.h"
 #include "outpath.h"
 #include "registry.h"
-#include "report.h"
 #include "results_csv.h"
-#include "run.h"
 #include "shape_file.h"
 
 #include <errno.h>
@@ -110,13 +109,14 @@ static int resolve(const char *opt, const char *dir, char *exe, size_t len,
     return -1;
 }
 
-typedef struct ab_console {
+/* What the comparison's summary needs, and the exit status it leaves. */
+typedef struct ab_summary {
     double threshold, alpha;
     int gate;              /* exit on the groups' verdicts (3: unsure) */
     const char *gates_out; /* append the groups' verdicts */
     const char *base_sha;
     int rc;
-} ab_console;
+} ab_summary;
 
 /* A side's expected cost per call of a group: sum freq median / sum freq
  * over its rows of the group (NAN unless all are ok). */
@@ -143,7 +143,7 @@ static double side_expected(const opcost_result *rows, size_t n,
 
 /* The gate: exit 1 when a point or a group is slower, 3 when a group is
  * unsure (no pass, no fail), else 0; the groups appended to gates_out. */
-static int gate(ab_console *c, const opcost_result *rows, size_t n,
+static int gate(ab_summary *c, const opcost_result *rows, size_t n,
                 int slower_points)
 {
     opcost_ab_group *g;
@@ -189,49 +189,14 @@ static int gate(ab_console *c, const opcost_result *rows, size_t n,
     return c->gate || rc == 2 ? rc : slower_points ? 1 : 0;
 }
 
-static void on_started(void *ctx, const opcost_plan *plan,
-                       const opcost_hostinfo *host,
-                       const opcost_ceiling *ceiling, const run_device *dev,
-                       size_t points, const char *out_path)
+/* The console's summary (console.h): the table, then the gate. */
+static void summarize(void *ctx, const opcost_result *rows, size_t n)
 {
-    (void)ctx;
-    opcost_report_header(stdout, plan, host, ceiling,
-                         dev->cuda ? &dev->gpu : NULL, dev->pinning, dev->code,
-                         points, out_path);
-}
-
-static void on_progress(void *ctx, size_t done, size_t total, double elapsed,
-                        double left)
-{
-    (void)ctx;
-    opcost_report_progress(stderr, done, total, elapsed, left);
-    if (done == total && isatty(fileno(stderr)))
-        fputc('\n', stderr);
-}
-
-static void on_message(void *ctx, int is_error, const char *text)
-{
-    (void)ctx;
-    (void)is_error;
-    fprintf(stderr, "%sopcost ab: %s\n", isatty(fileno(stderr)) ? "\n" : "",
-            text);
-}
-
-static void on_settled(void *ctx, const opcost_run_settled *s)
-{
-    (void)ctx;
-    opcost_report_settled(stdout, s);
-}
-
-static void on_finished(void *ctx, const opcost_result *rows, size_t n,
-                        const char *out_path, double seconds)
-{
-    ab_console *c = ctx;
+    ab_summary *c = ctx;
     const opcost_ab_counts k =
         opcost_ab_report(stdout, rows, n, c->threshold, c->alpha);
     /* a row the new build broke counts as a slower one */
     c->rc = gate(c, rows, n, (int)(k.slower + k.broken));
-    printf("\n%zu rows written to %s (%.1f s)\n", n, out_path, seconds);
 }
 
 /* --gates-out is neither --out, its sidecar nor a shape file the run
@@ -260,28 +225,32 @@ static int gates_not_input(const opcost_plan *plan, const char *gates_out,
                                    err, len);
 }
 
-int opcost_ab_main(int argc, char **argv)
+/* What opcost ab takes beyond opcost run's options. */
+typedef struct ab_options {
+    const char *dirs[2]; /* --base, --new */
+    const char *gates_out;
+    int gate;
+    double alpha;
+    long processes;
+} ab_options;
+
+/* Takes opcost ab's own options out of argv; the rest (run's options) go
+ * to rest, after "ab". Returns 0; 1 after --help (text printed); 2 with
+ * the error printed. */
+static int parse_ab_options(int argc, char **argv, ab_options *own, char **rest,
+                            int *nrest)
 {
-    const char *dirs[2] = {NULL, NULL};
-    const char *gates_out = NULL;
-    int gate_on = 0;
-    double alpha = 0.05;
-    long processes = OPCOST_AB_PROCESSES;
-    /* --base, --new, --alpha, --processes here; the rest is opcost run's */
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return 2;
-    int nrest = 0;
-    rest[nrest++] = "ab";
+    *own = (ab_options){{NULL, NULL}, NULL, 0, 0.05, OPCOST_AB_PROCESSES};
+    *nrest = 0;
+    rest[(*nrest)++] = "ab";
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            free(rest);
-            return 0;
+            return 1;
         }
         if (!strcmp(a, "--gate")) {
-            gate_on = 1;
+            own->gate = 1;
             continue;
         }
         const int which = !strcmp(a, "--base")        ? 0
@@ -291,7 +260,7 @@ int opcost_ab_main(int argc, char **argv)
                           : !strcmp(a, "--processes") ? 4
                                                       : -1;
         if (which < 0) {
-            rest[nrest++] = argv[i];
+            rest[(*nrest)++] = argv[i];
             continue;
         }
         if (i + 1 >= argc) {
@@ -299,101 +268,120 @@ int opcost_ab_main(int argc, char **argv)
                     "opcost ab: %s: needs a value (see opcost ab "
                     "--help)\n",
                     a);
-            free(rest);
             return 2;
         }
         const char *v = argv[++i];
         if (which < 2) {
-            dirs[which] = v;
+            own->dirs[which] = v;
             continue;
         }
         if (which == 3) {
-            gates_out = v;
+            own->gates_out = v;
             continue;
         }
         char *end;
         if (which == 4) {
             errno = 0;
-            processes = strtol(v, &end, 10);
-            if (errno || end == v || *end || processes < 1 ||
-                processes > OPCOST_AB_MAX_PROCESSES) {
+            own->processes = strtol(v, &end, 10);
+            if (errno || end == v || *end || own->processes < 1 ||
+                own->processes > OPCOST_AB_MAX_PROCESSES) {
                 fprintf(stderr,
                         "opcost ab: --processes: must be a whole number "
                         "from 1 to %d, got '%s'\n",
                         OPCOST_AB_MAX_PROCESSES, v);
-                free(rest);
                 return 2;
             }
             continue;
         }
-        alpha = strtod(v, &end);
-        if (*end || !(alpha > 0 && alpha < 1)) {
+        own->alpha = strtod(v, &end);
+        if (*end || !(own->alpha > 0 && own->alpha < 1)) {
             fprintf(stderr, "opcost ab: --alpha: must be in (0, 1), got '%s'\n",
                     v);
-            free(rest);
             return 2;
         }
     }
-    opcost_plan plan;
+    return 0;
+}
+
+/* The plan as asked (opcost run's options, ab's defaults), settled for the
+ * device as given (keep_comparable refuses a GPU's). Returns 0; 1 after
+ * --help; 2 with the error printed. */
+static int parse_ab_plan(int nrest, char **rest, opcost_plan *plan)
+{
     char err[2048];
-    const int prc = opcost_config_parse(&plan, nrest, rest, err, sizeof err);
-    free(rest);
-    if (prc > 0)
-        return 0;
-    if (prc < 0) {
+    const int rc = opcost_config_parse(plan, nrest, rest, err, sizeof err);
+    if (rc > 0)
+        return 1;
+    if (rc < 0 || opcost_plan_settle(plan, plan->cuda, err, sizeof err)) {
         fprintf(stderr, "opcost ab: %s\n", err);
         return 2;
     }
     /* ab's own default is 10x run's; a budget given in any spelling
      * getopt takes (--rep-budget-ms=5, --rep-budget 5) is kept */
-    if (!plan.rep_budget_given && !plan.quick)
-        plan.rep_budget_s = OPCOST_AB_REP_BUDGET_S;
-    static char exe[2][PATH_MAX];
+    if (!plan->rep_budget_given && !plan->quick)
+        plan->rep_budget_s = OPCOST_AB_REP_BUDGET_S;
+    return 0;
+}
+
+/* Each side's opcost, from --base and --new. 0, or 2 with the error
+ * printed. */
+static int resolve_sides(const ab_options *own, char exe[2][PATH_MAX])
+{
     const char *opt[2] = {"base", "new"};
+    char err[2048];
     for (int s = 0; s < 2; ++s) {
-        if (!dirs[s]) {
+        if (!own->dirs[s]) {
             fprintf(stderr,
                     "opcost ab: --%s DIR is required (see opcost ab "
                     "--help)\n",
                     opt[s]);
             return 2;
         }
-        if (resolve(opt[s], dirs[s], exe[s], sizeof exe[s], err, sizeof err)) {
+        if (resolve(opt[s], own->dirs[s], exe[s], PATH_MAX, err, sizeof err)) {
             fprintf(stderr, "opcost ab: %s\n", err);
             return 2;
         }
     }
-    if (gates_out &&
-        (opcost_output_path_check("--gates-out", gates_out, err, sizeof err) ||
-         gates_not_input(&plan, gates_out, err, sizeof err))) {
-        fprintf(stderr, "opcost ab: %s\n", err);
-        return 2;
-    }
-    if (plan.cuda) {
+    return 0;
+}
+
+/* What opcost ab does not compare: a GPU's run, and the model paths (each
+ * worker process would hold the model's weights, 6 GB at 8B with the
+ * float64 verification): named, refused; by default, left out. 0, or 2
+ * with the error printed. */
+static int keep_comparable(opcost_plan *plan)
+{
+    if (plan->cuda) {
         fprintf(stderr, "opcost ab: --device cuda: the two sides would need "
                         "their device buffers shared (CUDA IPC), which opcost "
                         "ab does not do yet; compare GPU builds with opcost "
                         "run in each\n");
         return 2;
     }
-    /* The model paths stay out: each worker process would hold the
-     * model's weights (6 GB at 8B with the float64 verification) */
     int kept = 0;
-    for (int i = 0; i < plan.npaths; ++i) {
-        if (plan.paths[i]->model && !plan.paths_default) {
+    for (int i = 0; i < plan->npaths; ++i) {
+        if (plan->paths[i]->model && !plan->paths_default) {
             fprintf(stderr,
                     "opcost ab: --paths: %s: the model paths are not compared "
                     "across builds (each worker process would hold the "
                     "model's weights); time them with opcost run in each "
                     "build\n",
-                    plan.paths[i]->name);
+                    plan->paths[i]->name);
             return 2;
         }
-        if (!plan.paths[i]->model)
-            plan.paths[kept++] = plan.paths[i];
+        if (!plan->paths[i]->model)
+            plan->paths[kept++] = plan->paths[i];
     }
-    plan.npaths = kept;
-    plan.replicates = 0; /* the pairs need no run-to-run noise */
+    plan->npaths = kept;
+    plan->replicates = 0; /* the pairs need no run-to-run noise */
+    return 0;
+}
+
+/* The two sides' workers started, the plan run over them, the verdicts:
+ * the exit status. */
+static int compare(int argc, char **argv, const opcost_plan *plan,
+                   const ab_options *own, char exe[2][PATH_MAX])
+{
     /* this process runs the probe of every round on the op's threads,
      * between the sides' samples: they must not spin on the sides' cores
      * (omp_waits.h); executes this program again with the settings, and
@@ -401,8 +389,10 @@ int opcost_ab_main(int argc, char **argv)
     char waits[512];
     opcost_omp_waits_coordinator(argc, argv, waits, sizeof waits);
     static opcost_ab_ctx ctx; /* 66 KiB */
-    opcost_ab_init(&ctx, exe[0], exe[1], (int)processes, plan.threshold, alpha);
-    if (opcost_ab_start(&plan, &ctx, err, sizeof err)) {
+    char err[2048];
+    opcost_ab_init(&ctx, exe[0], exe[1], (int)own->processes, plan->threshold,
+                   own->alpha);
+    if (opcost_ab_start(plan, &ctx, err, sizeof err)) {
         fprintf(stderr, "opcost ab: %s\n", err);
         opcost_ab_stop(&ctx);
         return 2;
@@ -413,24 +403,54 @@ int opcost_ab_main(int argc, char **argv)
            ctx.workers[NEW_WORKER].git_sha, ctx.processes,
            ctx.processes == 1 ? "" : "es");
     printf("opcost ab: %s\n", waits);
-    ab_console console = {plan.threshold,
-                          alpha,
-                          gate_on,
-                          gates_out,
+    ab_summary summary = {plan->threshold,
+                          own->alpha,
+                          own->gate,
+                          own->gates_out,
                           ctx.workers[BASE_WORKER].git_sha,
                           0};
-    const opcost_run_hooks hooks = {&console,   on_started, on_progress,
-                                    on_message, on_settled, on_finished};
+    opcost_console console = {"opcost ab", summarize, &summary};
+    const opcost_run_hooks hooks = opcost_console_hooks(&console);
     const opcost_point_measurer m = opcost_ab_measurer(&ctx);
     run_device dev;
     memset(&dev, 0, sizeof dev);
-    const int rc = opcost_pipeline_run(&plan, &dev, &hooks, &m);
+    const int rc = opcost_pipeline_run(plan, &dev, &hooks, &m);
     opcost_ab_stop(&ctx);
     if (ctx.failed) {
         fprintf(stderr, "opcost ab: no whole comparison: %s\n", ctx.why);
         return 2;
     }
-    return rc ? 2 : console.rc;
+    return rc ? 2 : summary.rc;
+}
+
+int opcost_ab_main(int argc, char **argv)
+{
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return 2;
+    ab_options own;
+    int nrest;
+    opcost_plan plan;
+    int rc = parse_ab_options(argc, argv, &own, rest, &nrest);
+    if (rc == 0)
+        rc = parse_ab_plan(nrest, rest, &plan);
+    free(rest);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    static char exe[2][PATH_MAX];
+    if (resolve_sides(&own, exe))
+        return 2;
+    char err[2048];
+    if (own.gates_out &&
+        (opcost_output_path_check("--gates-out", own.gates_out, err,
+                                  sizeof err) ||
+         gates_not_input(&plan, own.gates_out, err, sizeof err))) {
+        fprintf(stderr, "opcost ab: %s\n", err);
+        return 2;
+    }
+    if (keep_comparable(&plan))
+        return 2;
+    return compare(argc, argv, &plan, &own, exe);
 }
 
 static const opcost_variant *find_variant(const char *name)

@@ -1,6 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
-#include "batch.h"
 #include "cpu_features.h"
 #include "shape_file.h"
 
@@ -235,7 +234,7 @@ static void append_name(char *list, size_t cap, const char *name)
 
 static int add_path(void *ctx, const char *item, char *err, size_t len)
 {
-    opcost_plan *c = ctx;
+    opcost_plan *plan = ctx;
     const opcost_path *p = opcost_path_find(item);
     if (!p) {
         char known[1024] = "";
@@ -245,26 +244,26 @@ static int add_path(void *ctx, const char *item, char *err, size_t len)
                  known);
         return -1;
     }
-    for (int i = 0; i < c->npaths; ++i)
-        if (c->paths[i] == p)
+    for (int i = 0; i < plan->npaths; ++i)
+        if (plan->paths[i] == p)
             return bad(err, len, "paths", "lists a path twice", item);
-    if (c->npaths >= OPCOST_MAX_SELECTED)
+    if (plan->npaths >= OPCOST_MAX_SELECTED)
         return bad(err, len, "paths",
                    "names more paths than a run holds (" OPCOST_STR(
                        OPCOST_MAX_SELECTED) ")",
                    item);
-    c->paths[c->npaths++] = p;
+    plan->paths[plan->npaths++] = p;
     return 0;
 }
 
 static int add_variant(void *ctx, const char *item, char *err, size_t len)
 {
-    opcost_plan *c = ctx;
+    opcost_plan *plan = ctx;
     if (strcmp(item, "all") == 0) {
-        c->variants_all = 1;
+        plan->variants_all = 1;
         for (size_t i = 0; i < opcost_variant_count(); ++i)
-            if (c->nvariants < OPCOST_MAX_SELECTED)
-                c->variants[c->nvariants++] = opcost_variant_at(i);
+            if (plan->nvariants < OPCOST_MAX_SELECTED)
+                plan->variants[plan->nvariants++] = opcost_variant_at(i);
         return 0;
     }
     const opcost_variant *v = opcost_variant_find(item);
@@ -276,277 +275,294 @@ static int add_variant(void *ctx, const char *item, char *err, size_t len)
                  known);
         return -1;
     }
-    for (int i = 0; i < c->nvariants; ++i)
-        if (c->variants[i] == v)
+    for (int i = 0; i < plan->nvariants; ++i)
+        if (plan->variants[i] == v)
             return bad(err, len, "variants", "lists a variant twice", item);
-    if (c->nvariants >= OPCOST_MAX_SELECTED)
+    if (plan->nvariants >= OPCOST_MAX_SELECTED)
         return bad(err, len, "variants", "too many variants", item);
-    c->variants[c->nvariants++] = v;
+    plan->variants[plan->nvariants++] = v;
     return 0;
 }
 
 static int add_dtype(void *ctx, const char *item, char *err, size_t len)
 {
-    opcost_plan *c = ctx;
+    opcost_plan *plan = ctx;
     rowops_dtype d;
     if (opcost_dtype_from_name(item, &d))
         return bad(err, len, "dtype",
                    "each must be float32, float16, bfloat16 or float64", item);
-    c->dtype_mask |= 1u << d;
+    plan->dtype_mask |= 1u << d;
     return 0;
 }
 
-static int selected_path(const opcost_plan *cfg, const opcost_path *p)
+/* What an option's parser says of an option that is not of its group. */
+enum { OPTION_NOT_HERE = 1 };
+
+/* --shapes, --paths, --variants, --dtype, --device, --baseline: what the
+ * run times (the device's defaults are settled by opcost_plan_settle). */
+static int parse_selection(opcost_plan *plan, int opt, const char *arg,
+                           char *err, size_t len)
 {
-    for (int i = 0; i < cfg->npaths; ++i)
-        if (cfg->paths[i] == p)
-            return 1;
-    return 0;
+    switch (opt) {
+    case 's':
+        if (plan->nshapes >= OPCOST_MAX_SHAPE_SETS)
+            return bad(err, len, "shapes", "at most 32 shape sets", arg);
+        plan->shapes[plan->nshapes++] = arg;
+        return 0;
+    case 'p': return each_item(arg, "paths", err, len, add_path, plan);
+    case 'v': return each_item(arg, "variants", err, len, add_variant, plan);
+    case 't': return each_item(arg, "dtype", err, len, add_dtype, plan);
+    case 'd':
+        if (strcmp(arg, "cpu") && strcmp(arg, "cuda"))
+            return bad(err, len, "device", "must be cpu or cuda", arg);
+        plan->cuda = strcmp(arg, "cuda") == 0;
+        plan->device_given = 1;
+        return 0;
+    case OPT_BASELINE: plan->baseline_name = arg; return 0;
+    default: return OPTION_NOT_HERE;
+    }
 }
 
-static int selected_variant(const opcost_plan *cfg, const opcost_variant *v)
+/* --threads, --no-pin, --out, --shapes-dir, --quick, --seed: where and how
+ * the run runs. */
+static int parse_run_setting(opcost_plan *plan, int opt, const char *arg,
+                             char *err, size_t len)
 {
-    for (int i = 0; i < cfg->nvariants; ++i)
-        if (cfg->variants[i] == v)
-            return 1;
-    return 0;
-}
-
-/* The first selected variant that runs on the plan's device. */
-static const opcost_variant *first_variant(const opcost_plan *cfg)
-{
-    for (int i = 0; i < cfg->nvariants; ++i)
-        if (opcost_plan_variant_runs(cfg, cfg->variants[i]))
-            return cfg->variants[i];
-    return cfg->variants[0];
-}
-
-/* The member every path is paired with: --baseline PATH[/VARIANT] among
- * the selected paths and variants, else reference where it is selected,
- * else the first selected path (with its first variant). */
-static int settle_baseline(opcost_plan *cfg, char *err, size_t len)
-{
-    const char *name = cfg->baseline_name;
-    cfg->baseline_path = NULL;
-    cfg->baseline_variant = &opcost_variant_auto;
-    if (!name) {
-        const opcost_path *ref = opcost_path_find("reference");
-        const opcost_path *p = selected_path(cfg, ref) ? ref
-                               : cfg->npaths           ? cfg->paths[0]
-                                                       : NULL;
-        cfg->baseline_path = p;
-        if (p && p->takes_variants)
-            cfg->baseline_variant = first_variant(cfg);
+    long v;
+    switch (opt) {
+    case 'j':
+        if (parse_int(arg, 1, 1024, &v))
+            return bad(err, len, "threads", "must be an integer in 1..1024",
+                       arg);
+        plan->threads = (int)v;
+        return 0;
+    case OPT_NO_PIN: plan->no_pin = 1; return 0;
+    case 'o': {
+        const size_t n = strlen(arg);
+        if (n < 5 || strcmp(arg + n - 4, ".csv"))
+            return bad(err, len, "out", "must be a file ending in .csv", arg);
+        plan->out = arg;
         return 0;
     }
-    char path[128];
-    const char *slash = strchr(name, '/');
-    const size_t n = slash ? (size_t)(slash - name) : strlen(name);
-    if (n >= sizeof path)
-        return bad(err, len, "baseline", "must be PATH or PATH/VARIANT", name);
-    memcpy(path, name, n);
-    path[n] = '\0';
-    const opcost_path *p = opcost_path_find(path);
-    if (!p || !selected_path(cfg, p))
-        return bad(err, len, "baseline",
-                   "must name one of the selected paths (--paths)", name);
-    const opcost_variant *v = slash ? opcost_variant_find(slash + 1)
-                              : p->takes_variants ? first_variant(cfg)
-                                                  : &opcost_variant_auto;
-    if (slash && (!v || !p->takes_variants || !selected_variant(cfg, v)))
-        return bad(err, len, "baseline",
-                   "VARIANT must be one of the selected variants of a path "
-                   "that takes variants (--variants)",
-                   name);
-    cfg->baseline_path = p;
-    cfg->baseline_variant = v;
-    return 0;
+    case OPT_SHAPES_DIR: plan->shapes_dir = arg; return 0;
+    case 'q': plan->quick = 1; return 0;
+    case 'S':
+        if (parse_int(arg, 0, 2147483647L, &v))
+            return bad(err, len, "seed", "must be an integer in 0..2147483647",
+                       arg);
+        plan->seed = (uint64_t)v;
+        return 0;
+    default: return OPTION_NOT_HERE;
+    }
 }
 
-int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
-                        size_t errlen)
+/* --reps, --replicates, --rep-budget-ms, --noise, --threshold: how long a
+ * point is measured and what its ratios' verdicts need. */
+static int parse_rounds_setting(opcost_plan *plan, int opt, const char *arg,
+                                char *err, size_t len)
 {
-    memset(cfg, 0, sizeof *cfg);
-    /* a capability the kernels would not apply: stop before any result
-     * is labelled with it */
-    const char *cap = getenv(ROWOPS_CPU_CAPABILITY_ENV);
-    unsigned keep;
-    if (rowops_cpu_capability_parse(cap, &keep)) {
-        snprintf(
-            err, errlen,
-            "%s=%s: the CPU capability must be " ROWOPS_CPU_CAPABILITY_NAMES
-            " (or unset)",
-            ROWOPS_CPU_CAPABILITY_ENV, cap);
-        return -1;
-    }
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    cfg->threads = cpus > 0 ? (int)cpus : 1;
-    cfg->shapes_dir = opcost_default_shapes_dir();
-    /* OPCOST_RESULTS_DIR: where results/<run_id>.csv goes (the tests) */
-    const char *results = getenv("OPCOST_RESULTS_DIR");
-    cfg->results_dir =
-        results && *results ? results : OPCOST_SOURCE_DIR "/results";
-    cfg->seed = 1;
-    cfg->reps = 5;
-    cfg->replicates = -1;
-    cfg->rep_budget_s = -1;
-    cfg->noise_target = 0.01;
-    cfg->threshold = 0.02;
-    const char *baseline = NULL;
-    cfg->target_sample_us = OPCOST_SAMPLE_US_CPU;
-    cfg->cold = 1;
-    cfg->model_max_tokens = -1; /* the device's default */
-    cfg->model_budget_s = -1;
-    cfg->full_bandwidth_wait_s = -1;
     long v;
     double x;
+    switch (opt) {
+    case OPT_REPS:
+        if (parse_int(arg, 5, 1000, &v))
+            return bad(err, len, "reps", "must be an integer in 5..1000", arg);
+        plan->reps = (int)v;
+        return 0;
+    case OPT_REPLICATES:
+        if (parse_int(arg, 0, 64, &v))
+            return bad(err, len, "replicates", "must be an integer in 0..64",
+                       arg);
+        plan->replicates = (int)v;
+        return 0;
+    case OPT_REP_BUDGET:
+        if (parse_real(arg, 0.01, 60000, &x))
+            return bad(err, len, "rep-budget-ms",
+                       "must be a number in 0.01..60000", arg);
+        plan->rep_budget_s = x / 1000.0;
+        plan->rep_budget_given = 1;
+        return 0;
+    case OPT_NOISE:
+        if (parse_real(arg, 1e-4, 0.5, &x))
+            return bad(err, len, "noise", "must be a fraction in 0.0001..0.5",
+                       arg);
+        plan->noise_target = x;
+        return 0;
+    case OPT_THRESHOLD:
+        if (parse_real(arg, 1e-4, 1, &x))
+            return bad(err, len, "threshold", "must be a fraction in 0.0001..1",
+                       arg);
+        plan->threshold = x;
+        return 0;
+    default: return OPTION_NOT_HERE;
+    }
+}
+
+/* --sample-us, --cache, --llc-mib, --full-bandwidth-wait-s, --time-budget:
+ * what a sample and its inputs are, and the time the run may take. */
+static int parse_sample_setting(opcost_plan *plan, int opt, const char *arg,
+                                char *err, size_t len)
+{
+    double x;
+    switch (opt) {
+    case OPT_LLC_MIB:
+        if (parse_real(arg, 1, 1048576, &x))
+            return bad(err, len, "llc-mib",
+                       "must be a number of MiB in 1..1048576", arg);
+        plan->llc_bytes = (size_t)(x * (1 << 20));
+        return 0;
+    case OPT_SAMPLE_US:
+        if (parse_real(arg, 0, 1e6, &x))
+            return bad(err, len, "sample-us",
+                       "must be a number of microseconds in 0..1e6", arg);
+        plan->target_sample_us = x;
+        plan->sample_us_given = 1;
+        return 0;
+    case OPT_CACHE:
+        if (strcmp(arg, "cold") && strcmp(arg, "warm"))
+            return bad(err, len, "cache", "must be cold or warm", arg);
+        plan->cold = strcmp(arg, "cold") == 0;
+        return 0;
+    case OPT_TIME_BUDGET:
+        if (parse_real(arg, 0, 86400, &x))
+            return bad(err, len, "time-budget",
+                       "must be a number of seconds in 0..86400 (0: no "
+                       "budget)",
+                       arg);
+        plan->time_budget_s = x;
+        return 0;
+    case OPT_FULL_BW_WAIT:
+        if (parse_real(arg, 0, 3600, &x))
+            return bad(err, len, "full-bandwidth-wait-s",
+                       "must be a number of seconds in 0..3600", arg);
+        plan->full_bandwidth_wait_s = x;
+        return 0;
+    default: return OPTION_NOT_HERE;
+    }
+}
+
+/* --model-max-tokens, --model-dtypes, --model-budget-s: the model paths. */
+static int parse_model_setting(opcost_plan *plan, int opt, const char *arg,
+                               char *err, size_t len)
+{
+    long v;
+    double x;
+    switch (opt) {
+    case OPT_MODEL_MAX_TOKENS:
+        if (parse_int(arg, 0, 1048576, &v))
+            return bad(err, len, "model-max-tokens",
+                       "must be an integer in 0..1048576", arg);
+        plan->model_max_tokens = v;
+        return 0;
+    case OPT_MODEL_DTYPES:
+        if (strcmp(arg, "published") && strcmp(arg, "all"))
+            return bad(err, len, "model-dtypes", "must be published or all",
+                       arg);
+        plan->model_all_dtypes = strcmp(arg, "all") == 0;
+        return 0;
+    case OPT_MODEL_BUDGET:
+        if (parse_real(arg, 0.1, 3600, &x))
+            return bad(err, len, "model-budget-s",
+                       "must be a number of seconds in 0.1..3600", arg);
+        plan->model_budget_s = x;
+        return 0;
+    default: return OPTION_NOT_HERE;
+    }
+}
+
+typedef int (*option_group_parser)(opcost_plan *plan, int opt, const char *arg,
+                                   char *err, size_t len);
+
+static const option_group_parser option_groups[] = {
+    parse_selection,      parse_run_setting,   parse_rounds_setting,
+    parse_sample_setting, parse_model_setting,
+};
+
+/* A capability the kernels would not apply: stop before any result is
+ * labelled with it. */
+static int check_cpu_capability(char *err, size_t len)
+{
+    const char *cap = getenv(ROWOPS_CPU_CAPABILITY_ENV);
+    unsigned keep;
+    if (!rowops_cpu_capability_parse(cap, &keep))
+        return 0;
+    snprintf(err, len,
+             "%s=%s: the CPU capability must be " ROWOPS_CPU_CAPABILITY_NAMES
+             " (or unset)",
+             ROWOPS_CPU_CAPABILITY_ENV, cap);
+    return -1;
+}
+
+/* The defaults no option changed (-1: the device's or --quick's, below) */
+static void set_defaults(opcost_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    plan->threads = cpus > 0 ? (int)cpus : 1;
+    plan->shapes_dir = opcost_default_shapes_dir();
+    /* OPCOST_RESULTS_DIR: where results/<run_id>.csv goes (the tests) */
+    const char *results = getenv("OPCOST_RESULTS_DIR");
+    plan->results_dir =
+        results && *results ? results : OPCOST_SOURCE_DIR "/results";
+    plan->seed = 1;
+    plan->reps = 5;
+    plan->replicates = -1;
+    plan->rep_budget_s = -1;
+    plan->noise_target = 0.01;
+    plan->threshold = 0.02;
+    plan->cold = 1;
+    plan->model_max_tokens = -1; /* the device's default */
+    plan->model_budget_s = -1;
+    plan->full_bandwidth_wait_s = -1;
+}
+
+/* What the options left unsaid and --quick shortens. */
+static void set_defaults_after_options(opcost_plan *plan)
+{
+    if (plan->nshapes == 0) {
+        plan->shapes[plan->nshapes++] = "llama-3.1-8b-conv";
+        plan->shapes[plan->nshapes++] = "edges";
+    }
+    plan->paths_default = plan->npaths == 0;
+    if (plan->rep_budget_s < 0)
+        plan->rep_budget_s = plan->quick ? 0.002 : 0.010;
+    if (plan->model_budget_s < 0)
+        plan->model_budget_s = plan->quick ? 0.5 : 6;
+    if (plan->full_bandwidth_wait_s < 0)
+        plan->full_bandwidth_wait_s = plan->quick ? 0 : 30;
+}
+
+int opcost_config_parse(opcost_plan *plan, int argc, char **argv, char *err,
+                        size_t errlen)
+{
+    set_defaults(plan);
+    if (check_cpu_capability(err, errlen))
+        return -1;
     optind = 1;
     opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
-        switch (ch) {
-        case 's':
-            if (cfg->nshapes >= OPCOST_MAX_SHAPE_SETS)
-                return bad(err, errlen, "shapes", "at most 32 shape sets",
-                           optarg);
-            cfg->shapes[cfg->nshapes++] = optarg;
-            break;
-        case 'p':
-            if (each_item(optarg, "paths", err, errlen, add_path, cfg))
-                return -1;
-            break;
-        case 'v':
-            if (each_item(optarg, "variants", err, errlen, add_variant, cfg))
-                return -1;
-            break;
-        case 'd':
-            if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-                return bad(err, errlen, "device", "must be cpu or cuda",
-                           optarg);
-            cfg->cuda = strcmp(optarg, "cuda") == 0;
-            cfg->device_given = 1;
-            break;
-        case 't':
-            if (each_item(optarg, "dtype", err, errlen, add_dtype, cfg))
-                return -1;
-            break;
-        case 'j':
-            if (parse_int(optarg, 1, 1024, &v))
-                return bad(err, errlen, "threads",
-                           "must be an integer in 1..1024", optarg);
-            cfg->threads = (int)v;
-            break;
-        case 'o': {
-            const size_t n = strlen(optarg);
-            if (n < 5 || strcmp(optarg + n - 4, ".csv"))
-                return bad(err, errlen, "out", "must be a file ending in .csv",
-                           optarg);
-            cfg->out = optarg;
-            break;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        if (opt == 'h') {
+            opcost_config_usage(stdout);
+            return 1;
         }
-        case 'q': cfg->quick = 1; break;
-        case 'S':
-            if (parse_int(optarg, 0, 2147483647L, &v))
-                return bad(err, errlen, "seed",
-                           "must be an integer in 0..2147483647", optarg);
-            cfg->seed = (uint64_t)v;
-            break;
-        case OPT_REPS:
-            if (parse_int(optarg, 5, 1000, &v))
-                return bad(err, errlen, "reps", "must be an integer in 5..1000",
-                           optarg);
-            cfg->reps = (int)v;
-            break;
-        case OPT_REPLICATES:
-            if (parse_int(optarg, 0, 64, &v))
-                return bad(err, errlen, "replicates",
-                           "must be an integer in 0..64", optarg);
-            cfg->replicates = (int)v;
-            break;
-        case OPT_REP_BUDGET:
-            if (parse_real(optarg, 0.01, 60000, &x))
-                return bad(err, errlen, "rep-budget-ms",
-                           "must be a number in 0.01..60000", optarg);
-            cfg->rep_budget_s = x / 1000.0;
-            cfg->rep_budget_given = 1;
-            break;
-        case OPT_NOISE:
-            if (parse_real(optarg, 1e-4, 0.5, &x))
-                return bad(err, errlen, "noise",
-                           "must be a fraction in 0.0001..0.5", optarg);
-            cfg->noise_target = x;
-            break;
-        case OPT_THRESHOLD:
-            if (parse_real(optarg, 1e-4, 1, &x))
-                return bad(err, errlen, "threshold",
-                           "must be a fraction in 0.0001..1", optarg);
-            cfg->threshold = x;
-            break;
-        case OPT_BASELINE: baseline = optarg; break;
-        case OPT_LLC_MIB:
-            if (parse_real(optarg, 1, 1048576, &x))
-                return bad(err, errlen, "llc-mib",
-                           "must be a number of MiB in 1..1048576", optarg);
-            cfg->llc_bytes = (size_t)(x * (1 << 20));
-            break;
-        case OPT_SAMPLE_US:
-            if (parse_real(optarg, 0, 1e6, &x))
-                return bad(err, errlen, "sample-us",
-                           "must be a number of microseconds in 0..1e6",
-                           optarg);
-            cfg->target_sample_us = x;
-            cfg->sample_us_given = 1;
-            break;
-        case OPT_CACHE:
-            if (strcmp(optarg, "cold") && strcmp(optarg, "warm"))
-                return bad(err, errlen, "cache", "must be cold or warm",
-                           optarg);
-            cfg->cold = strcmp(optarg, "cold") == 0;
-            break;
-        case OPT_SHAPES_DIR: cfg->shapes_dir = optarg; break;
-        case OPT_NO_PIN: cfg->no_pin = 1; break;
-        case OPT_MODEL_MAX_TOKENS:
-            if (parse_int(optarg, 0, 1048576, &v))
-                return bad(err, errlen, "model-max-tokens",
-                           "must be an integer in 0..1048576", optarg);
-            cfg->model_max_tokens = v;
-            break;
-        case OPT_MODEL_DTYPES:
-            if (strcmp(optarg, "published") && strcmp(optarg, "all"))
-                return bad(err, errlen, "model-dtypes",
-                           "must be published or all", optarg);
-            cfg->model_all_dtypes = strcmp(optarg, "all") == 0;
-            break;
-        case OPT_MODEL_BUDGET:
-            if (parse_real(optarg, 0.1, 3600, &x))
-                return bad(err, errlen, "model-budget-s",
-                           "must be a number of seconds in 0.1..3600", optarg);
-            cfg->model_budget_s = x;
-            break;
-        case OPT_TIME_BUDGET:
-            if (parse_real(optarg, 0, 86400, &x))
-                return bad(err, errlen, "time-budget",
-                           "must be a number of seconds in 0..86400 (0: no "
-                           "budget)",
-                           optarg);
-            cfg->time_budget_s = x;
-            break;
-        case OPT_FULL_BW_WAIT:
-            if (parse_real(optarg, 0, 3600, &x))
-                return bad(err, errlen, "full-bandwidth-wait-s",
-                           "must be a number of seconds in 0..3600", optarg);
-            cfg->full_bandwidth_wait_s = x;
-            break;
-        case 'h': opcost_config_usage(stdout); return 1;
-        case ':':
+        if (opt == ':') {
             snprintf(err, errlen, "%s: needs a value (see opcost run --help)",
                      argv[optind - 1]);
             return -1;
-        default:
+        }
+        int rc = OPTION_NOT_HERE;
+        for (size_t g = 0; rc == OPTION_NOT_HERE &&
+                           g < sizeof option_groups / sizeof *option_groups;
+             ++g)
+            rc = option_groups[g](plan, opt, optarg, err, errlen);
+        if (rc == OPTION_NOT_HERE) {
             snprintf(err, errlen, "unknown option '%s' (see opcost run --help)",
                      argv[optind - 1]);
             return -1;
         }
+        if (rc)
+            return -1;
     }
     if (optind < argc) {
         snprintf(err, errlen,
@@ -555,44 +571,6 @@ int opcost_config_parse(opcost_plan *cfg, int argc, char **argv, char *err,
                  argv[optind]);
         return -1;
     }
-    if (cfg->nshapes == 0) {
-        cfg->shapes[cfg->nshapes++] = "llama-3.1-8b-conv";
-        cfg->shapes[cfg->nshapes++] = "edges";
-    }
-    cfg->paths_default = cfg->npaths == 0;
-    opcost_config_set_device(cfg, cfg->cuda);
-    if (cfg->nvariants == 0)
-        cfg->variants[cfg->nvariants++] = &opcost_variant_auto;
-    if (cfg->rep_budget_s < 0)
-        cfg->rep_budget_s = cfg->quick ? 0.002 : 0.010;
-    if (cfg->model_budget_s < 0)
-        cfg->model_budget_s = cfg->quick ? 0.5 : 6;
-    if (cfg->full_bandwidth_wait_s < 0)
-        cfg->full_bandwidth_wait_s = cfg->quick ? 0 : 30;
-    cfg->baseline_name = baseline;
-    return settle_baseline(cfg, err, errlen);
-}
-
-void opcost_config_set_device(opcost_plan *cfg, int cuda)
-{
-    cfg->cuda = cuda;
-    if (!cfg->sample_us_given)
-        cfg->target_sample_us =
-            cuda ? OPCOST_SAMPLE_US_GPU : OPCOST_SAMPLE_US_CPU;
-    if (!cfg->paths_default)
-        return;
-    cfg->npaths = 0;
-    for (size_t i = 0; i < opcost_path_count(); ++i) {
-        const opcost_path *p = opcost_path_at(i);
-        /* a quick run is CI-sized: a model stack and a peer's library
-         * load are not */
-        if (!p->named_only && !((p->model || p->peer) && cfg->quick) &&
-            opcost_plan_path_runs(cfg, p) && cfg->npaths < OPCOST_MAX_SELECTED)
-            cfg->paths[cfg->npaths++] = p;
-    }
-    /* the device's default paths include reference, and a --baseline that
-     * named one of them: it still resolves */
-    char err[256];
-    if (settle_baseline(cfg, err, sizeof err))
-        cfg->baseline_path = NULL;
+    set_defaults_after_options(plan);
+    return 0;
 }

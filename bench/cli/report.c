@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void opcost_report_header(FILE *f, const opcost_plan *cfg,
+void opcost_report_header(FILE *f, const opcost_plan *plan,
                           const opcost_hostinfo *host, const opcost_ceiling *c,
                           const rowops_bridge_cuda_device *gpu,
                           const char *pinning, const char *code, size_t points,
@@ -31,7 +31,7 @@ void opcost_report_header(FILE *f, const opcost_plan *cfg,
                 gpu->total_bytes / (1 << 30), host->host, host->cpu);
     else
         fprintf(f, "  device      cpu: %s, %d threads; host %s\n", host->cpu,
-                cfg->threads, host->host);
+                plan->threads, host->host);
     if (pinning && pinning[0])
         fprintf(f, "  threads     %s\n", pinning);
     if (code && code[0])
@@ -44,34 +44,35 @@ void opcost_report_header(FILE *f, const opcost_plan *cfg,
             (long long)opcost_timer_resolution_ns(),
             (long long)opcost_timer_getres_ns());
     fprintf(f, "  shapes     ");
-    for (int i = 0; i < cfg->nshapes; ++i)
-        fprintf(f, " %s", cfg->shapes[i]);
-    fprintf(f, "%s: %zu shapes\n", cfg->quick ? " (--quick subset)" : "",
+    for (int i = 0; i < plan->nshapes; ++i)
+        fprintf(f, " %s", plan->shapes[i]);
+    fprintf(f, "%s: %zu shapes\n", plan->quick ? " (--quick subset)" : "",
             points);
     fprintf(f, "  paths      ");
-    for (int i = 0; i < cfg->npaths; ++i)
-        fprintf(f, " %s", cfg->paths[i]->name);
+    for (int i = 0; i < plan->npaths; ++i)
+        fprintf(f, " %s", plan->paths[i]->name);
     fprintf(f, "; variants");
-    for (int i = 0; i < cfg->nvariants; ++i)
-        fprintf(f, " %s", cfg->variants[i]->name);
-    fprintf(f,
-            "\n  timing      rounds: every path, variant and the paired "
-            "probe one sample per round, in a shuffled order, one untimed "
-            "call before each sample; a point stops once every paired "
-            "ratio's 95%% interval is within %.1f%% or after %.1f ms per "
-            "member and repetition (%d repetitions); paired with %s%s%s, "
-            "verdicts beyond +-%.1f%%; samples of >= %.0f us; inputs %s (LLC "
-            "%.0f MiB: %s)\n",
-            cfg->noise_target * 100, cfg->rep_budget_s * 1e3, cfg->reps,
-            cfg->baseline_path ? cfg->baseline_path->name : "none",
-            cfg->baseline_path && cfg->baseline_path->takes_variants ? "/" : "",
-            cfg->baseline_path && cfg->baseline_path->takes_variants
-                ? cfg->baseline_variant->name
-                : "",
-            cfg->threshold * 100, cfg->target_sample_us,
-            cfg->cold ? gpu ? "rotated beyond the L2" : "rotated beyond the LLC"
-                      : "warm (one set)",
-            (double)c->llc_bytes / (1 << 20), c->llc_source);
+    for (int i = 0; i < plan->nvariants; ++i)
+        fprintf(f, " %s", plan->variants[i]->name);
+    fprintf(
+        f,
+        "\n  timing      rounds: every path, variant and the paired "
+        "probe one sample per round, in a shuffled order, one untimed "
+        "call before each sample; a point stops once every paired "
+        "ratio's 95%% interval is within %.1f%% or after %.1f ms per "
+        "member and repetition (%d repetitions); paired with %s%s%s, "
+        "verdicts beyond +-%.1f%%; samples of >= %.0f us; inputs %s (LLC "
+        "%.0f MiB: %s)\n",
+        plan->noise_target * 100, plan->rep_budget_s * 1e3, plan->reps,
+        plan->baseline_path ? plan->baseline_path->name : "none",
+        plan->baseline_path && plan->baseline_path->takes_variants ? "/" : "",
+        plan->baseline_path && plan->baseline_path->takes_variants
+            ? plan->baseline_variant->name
+            : "",
+        plan->threshold * 100, plan->target_sample_us,
+        plan->cold ? gpu ? "rotated beyond the L2" : "rotated beyond the LLC"
+                   : "warm (one set)",
+        (double)c->llc_bytes / (1 << 20), c->llc_source);
     if (gpu) {
         fprintf(f,
                 "  ceiling     %.1f GB/s (%s: a device-to-device copy of "

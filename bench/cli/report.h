@@ -12,9 +12,9 @@
 
 #include <stdio.h>
 
-/* The configuration, the timer's resolution and the ceiling, first. */
+/* The plan, the timer's resolution and the ceiling, first. */
 /* gpu: the device of a --device cuda run, NULL on the CPU. */
-void opcost_report_header(FILE *f, const opcost_plan *cfg,
+void opcost_report_header(FILE *f, const opcost_plan *plan,
                           const opcost_hostinfo *host,
                           const opcost_ceiling *ceiling,
                           const rowops_bridge_cuda_device *gpu,

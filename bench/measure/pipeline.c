@@ -92,17 +92,17 @@ static void quick_keeps(const opcost_shape_set *set, char *keep)
             keep[k] = rank++ % step == 0;
 }
 
-static int load_cases(const opcost_plan *cfg, const run_device *dev,
+static int load_cases(const opcost_plan *plan, const run_device *dev,
                       case_list *cl, char *err, size_t len)
 {
     memset(cl, 0, sizeof *cl);
-    cl->sets = calloc((size_t)cfg->nshapes, sizeof *cl->sets);
+    cl->sets = calloc((size_t)plan->nshapes, sizeof *cl->sets);
     if (!cl->sets)
         return -1;
     size_t total = 0;
-    for (int i = 0; i < cfg->nshapes; ++i) {
+    for (int i = 0; i < plan->nshapes; ++i) {
         char path[4096], e[1024];
-        if (opcost_shape_set_resolve(cfg->shapes[i], cfg->shapes_dir, path,
+        if (opcost_shape_set_resolve(plan->shapes[i], plan->shapes_dir, path,
                                      sizeof path, e, sizeof e) ||
             opcost_shape_set_load(path, &cl->sets[i], e, sizeof e)) {
             snprintf(err, len, "--shapes: %s", e);
@@ -114,7 +114,7 @@ static int load_cases(const opcost_plan *cfg, const run_device *dev,
                 snprintf(err, len,
                          "--shapes: '%s' is given twice (shape set %s): each "
                          "set may be named once",
-                         cfg->shapes[i], cl->sets[i].name);
+                         plan->shapes[i], cl->sets[i].name);
                 cl->nsets = i + 1;
                 return -1;
             }
@@ -124,9 +124,9 @@ static int load_cases(const opcost_plan *cfg, const run_device *dev,
     cl->cases = calloc(total ? total : 1, sizeof *cl->cases);
     if (!cl->cases)
         return -1;
-    const size_t llc = dev->cuda        ? (size_t)dev->gpu.l2_bytes
-                       : cfg->llc_bytes ? cfg->llc_bytes
-                                        : opcost_llc_bytes(NULL, 0);
+    const size_t llc = dev->cuda         ? (size_t)dev->gpu.l2_bytes
+                       : plan->llc_bytes ? plan->llc_bytes
+                                         : opcost_llc_bytes(NULL, 0);
     const double avail = available_bytes();
     size_t dtype_ok = 0; /* rows of the selected dtypes */
     for (int i = 0; i < cl->nsets; ++i) {
@@ -134,14 +134,14 @@ static int load_cases(const opcost_plan *cfg, const run_device *dev,
         char *keep = calloc(set->count, 1);
         if (!keep)
             return -1;
-        if (cfg->quick)
+        if (plan->quick)
             quick_keeps(set, keep);
         for (size_t k = 0; k < set->count; ++k) {
             const opcost_shape *s = &set->rows[k];
-            if (cfg->dtype_mask && !(cfg->dtype_mask & (1u << s->dtype)))
+            if (plan->dtype_mask && !(plan->dtype_mask & (1u << s->dtype)))
                 continue;
             ++dtype_ok;
-            if (cfg->quick && !keep[k])
+            if (plan->quick && !keep[k])
                 continue;
             opcost_case *c = &cl->cases[cl->n];
             c->distribution = set->name;
@@ -154,7 +154,7 @@ static int load_cases(const opcost_plan *cfg, const run_device *dev,
             snprintf(c->freq_text, sizeof c->freq_text, "%.9g", s->freq);
             c->eps = 1e-6;
             /* refuse now, with the numbers, what could not be allocated */
-            const double need = opcost_workload_bytes(c, llc, cfg->cold);
+            const double need = opcost_workload_bytes(c, llc, plan->cold);
             if (need > 0.8 * avail) {
                 snprintf(
                     err, len,
@@ -193,7 +193,7 @@ static int load_cases(const opcost_plan *cfg, const run_device *dev,
                  "--quick: every shape of the selected sets%s has more "
                  "than 2^22 elements (B x N), the quick run's limit: run "
                  "without --quick",
-                 cfg->dtype_mask ? " (of the selected dtypes)" : "");
+                 plan->dtype_mask ? " (of the selected dtypes)" : "");
         return -1;
     }
     return 0;
@@ -209,11 +209,11 @@ static void free_cases(case_list *cl)
 
 /* How many points the run measures again (--replicates; auto: a tenth of
  * them, 2 to 12, never more than there are). */
-static size_t replicate_count(const opcost_plan *cfg, size_t npoints)
+static size_t replicate_count(const opcost_plan *plan, size_t npoints)
 {
     size_t k =
-        cfg->replicates >= 0 ? (size_t)cfg->replicates : (npoints + 9) / 10;
-    if (cfg->replicates < 0)
+        plan->replicates >= 0 ? (size_t)plan->replicates : (npoints + 9) / 10;
+    if (plan->replicates < 0)
         k = k < 2 ? 2 : k > 12 ? 12 : k;
     return k < npoints ? k : npoints;
 }
@@ -238,7 +238,7 @@ static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
                                 const opcost_budget *budget, size_t k,
                                 run_out *out, size_t *points, double *noise)
 {
-    const opcost_plan *cfg = ctx->cfg;
+    const opcost_plan *plan = ctx->cfg;
     *noise = NAN;
     *points = 0;
     /* the points measured (a budget may have cut some), spread evenly */
@@ -250,11 +250,11 @@ static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
     k = k < nkept ? k : nkept;
     /* without the model paths: a model point takes tens of seconds, and
      * the op's rows say the run's noise as well */
-    opcost_plan lean = *cfg;
+    opcost_plan lean = *plan;
     lean.npaths = 0;
-    for (int p = 0; p < cfg->npaths; ++p)
-        if (!cfg->paths[p]->model)
-            lean.paths[lean.npaths++] = cfg->paths[p];
+    for (int p = 0; p < plan->npaths; ++p)
+        if (!plan->paths[p]->model)
+            lean.paths[lean.npaths++] = plan->paths[p];
     point_context lean_ctx = *ctx;
     lean_ctx.cfg = &lean;
     lean_ctx.wait_left_s = NULL; /* the run's own points may wait */
@@ -315,21 +315,25 @@ static int profiler_active(void *ctx)
     return rowops_bridge_profiler_active();
 }
 
-int opcost_find_device(const opcost_plan *cfg, run_device *dev,
+int opcost_find_device(opcost_plan *plan, run_device *dev,
                        const opcost_run_hooks *hooks, char *err, size_t len)
 {
     memset(dev, 0, sizeof *dev);
-    if (cfg->device_given && !cfg->cuda)
+    if (plan->device_given && !plan->cuda)
         return 0;
     char why[512];
     const int found = rowops_bridge_cuda_info(&dev->gpu, why, sizeof why) == 0;
-    if (cfg->cuda && !found) {
+    if (plan->cuda && !found) {
         snprintf(err, len, "--device cuda: no usable CUDA device: %s", why);
         return -1;
     }
     dev->cuda = found;
     if (!found)
         return 0;
+    /* settled again for the GPU; a --baseline among the CPU's default
+     * paths but not the GPU's is no error: the run goes on unpaired */
+    char unpaired[256];
+    opcost_plan_settle(plan, 1, unpaired, sizeof unpaired);
     /* CUPTI and torch.profiler never at once: refused while it records */
     const opcost_cupti_options opt = {profiler_active, NULL, NULL};
     if (opcost_cupti_open(&dev->cupti, &opt, dev->cupti_why,
@@ -356,11 +360,11 @@ void opcost_close_device(run_device *dev)
 /* The ceiling the rows are compared with: the CPU's STREAM probe, or a
  * large device-to-device copy on the GPU (bytes read + written, 16 times
  * the L2, at least 1 GiB, best of 9). */
-static int measure_ceiling(const opcost_plan *cfg, const run_device *dev,
+static int measure_ceiling(const opcost_plan *plan, const run_device *dev,
                            opcost_ceiling *c, char *err, size_t len)
 {
     if (!dev->cuda)
-        return opcost_ceiling_measure(cfg->threads, cfg->llc_bytes, c, err,
+        return opcost_ceiling_measure(plan->threads, plan->llc_bytes, c, err,
                                       len);
     memset(c, 0, sizeof *c);
     size_t bytes = (size_t)(16 * dev->gpu.l2_bytes);
@@ -444,12 +448,12 @@ static void note_probe(opcost_ceiling *c, probe_range *pr, full_bandwidth *fb,
     ++pr->n;
 }
 
-static void probe_again(const opcost_plan *cfg, const opcost_run_hooks *hooks,
+static void probe_again(const opcost_plan *plan, const opcost_run_hooks *hooks,
                         opcost_ceiling *c, full_bandwidth *fb)
 {
     opcost_ceiling again;
     char err[512];
-    if (opcost_ceiling_measure(cfg->threads, cfg->llc_bytes, &again, err,
+    if (opcost_ceiling_measure(plan->threads, plan->llc_bytes, &again, err,
                                sizeof err)) {
         say(hooks, 1, "ceiling probe at the end: %s", err);
         return;
@@ -462,7 +466,7 @@ static void probe_again(const opcost_plan *cfg, const opcost_run_hooks *hooks,
 
 /* One run on its settled device. */
 typedef struct run_state {
-    const opcost_plan *cfg;
+    const opcost_plan *plan;
     run_device *dev;
     const opcost_run_hooks *hooks;
     opcost_point_measurer measurer;
@@ -475,7 +479,7 @@ typedef struct run_state {
     opcost_journal *journal;
     run_out out;
     point_context ctx;
-    double wait_left_s;  /* of cfg->full_bandwidth_wait_s */
+    double wait_left_s;  /* of plan->full_bandwidth_wait_s */
     full_bandwidth full; /* the run's full DRAM bandwidth so far */
     int64_t start;       /* the first point's */
     int64_t run_start;   /* the run's: what its time budget counts */
@@ -492,7 +496,7 @@ typedef struct run_state {
  * ... (the claim is removed when the run ends). */
 static void claim_run_id(run_state *st)
 {
-    const opcost_plan *cfg = st->cfg;
+    const opcost_plan *plan = st->plan;
     char base[sizeof st->host.run_id];
     snprintf(base, sizeof base, "%s", st->host.run_id);
     for (int k = 1; k < 1000; ++k) {
@@ -500,9 +504,9 @@ static void claim_run_id(run_state *st)
             snprintf(st->host.run_id, sizeof st->host.run_id, "%.56s-%d", base,
                      k);
         snprintf(st->out_path, sizeof st->out_path, "%s/%s%s.csv",
-                 cfg->results_dir, st->host.run_id, st->measurer.suffix);
+                 plan->results_dir, st->host.run_id, st->measurer.suffix);
         snprintf(st->claim, sizeof st->claim, "%s/.%s%s.claim",
-                 cfg->results_dir, st->host.run_id, st->measurer.suffix);
+                 plan->results_dir, st->host.run_id, st->measurer.suffix);
         struct stat sb;
         if (lstat(st->out_path, &sb) == 0)
             continue;
@@ -522,13 +526,13 @@ static void claim_run_id(run_state *st)
 /* The results file and its sidecar are none of the shape files the run
  * reads (run --out good.csv --shapes good.csv replaced the shapes with
  * results). */
-static int out_not_shapes(const opcost_plan *cfg, const char *what,
+static int out_not_shapes(const opcost_plan *plan, const char *what,
                           const char *out, const char *side, char *err,
                           size_t len)
 {
-    for (int i = 0; i < cfg->nshapes; ++i) {
+    for (int i = 0; i < plan->nshapes; ++i) {
         char path[4096], e[1024];
-        if (opcost_shape_set_resolve(cfg->shapes[i], cfg->shapes_dir, path,
+        if (opcost_shape_set_resolve(plan->shapes[i], plan->shapes_dir, path,
                                      sizeof path, e, sizeof e))
             continue; /* load_cases said why already */
         const char *paths[] = {path};
@@ -544,7 +548,7 @@ static int out_not_shapes(const opcost_plan *cfg, const char *what,
  * ceilings, the journal. 0, or the exit status with the reason said. */
 static int open_run(run_state *st)
 {
-    const opcost_plan *cfg = st->cfg;
+    const opcost_plan *plan = st->plan;
     run_device *dev = st->dev;
     const opcost_run_hooks *h = st->hooks;
     char err[2048];
@@ -552,53 +556,53 @@ static int open_run(run_state *st)
     if (dev->cuda)
         snprintf(st->host.gpu, sizeof st->host.gpu, "%.*s",
                  (int)sizeof dev->gpu.name - 1, dev->gpu.name);
-    if (rowops_bridge_set_threads(cfg->threads, err, sizeof err)) {
+    if (rowops_bridge_set_threads(plan->threads, err, sizeof err)) {
         say(h, 1, "--threads: %s", err);
         return 1;
     }
-    if (point_pin_threads(cfg, dev->pinning, sizeof dev->pinning) < 0)
+    if (point_pin_threads(plan, dev->pinning, sizeof dev->pinning) < 0)
         say(h, 0, "--threads: %s", dev->pinning);
     opcost_code_pages cp;
     const int placed = opcost_code_to_huge_pages(NULL, &cp);
     opcost_code_pages_say(&cp, placed, dev->code, sizeof dev->code);
-    if (load_cases(cfg, dev, &st->cl, err, sizeof err)) {
+    if (load_cases(plan, dev, &st->cl, err, sizeof err)) {
         say(h, 1, "%s", err);
         return 2; /* bad input */
     }
-    if (cfg->out)
-        snprintf(st->out_path, sizeof st->out_path, "%s", cfg->out);
+    if (plan->out)
+        snprintf(st->out_path, sizeof st->out_path, "%s", plan->out);
     else
         claim_run_id(st);
     /* Refuse an unwritable destination now, not after the run: the
      * results file and its sidecar, regular files or new names only. */
     char side[4096];
-    const char *what = cfg->out ? "--out" : "the results file";
+    const char *what = plan->out ? "--out" : "the results file";
     if (opcost_samples_path(st->out_path, side, sizeof side, err, sizeof err) ||
         opcost_output_path_check(what, st->out_path, err, sizeof err) ||
         opcost_output_path_check(what, side, err, sizeof err) ||
-        out_not_shapes(cfg, what, st->out_path, side, err, sizeof err)) {
+        out_not_shapes(plan, what, st->out_path, side, err, sizeof err)) {
         say(h, 1, "%s", err);
         return 2;
     }
-    if (measure_ceiling(cfg, dev, &st->ceiling, err, sizeof err)) {
+    if (measure_ceiling(plan, dev, &st->ceiling, err, sizeof err)) {
         say(h, 1, "ceiling probe: %s", err);
         return 1;
     }
     dev->rotate_bytes = st->ceiling.llc_bytes;
     st->probes = (probe_range){NAN, NAN, 0};
     if (h && h->started)
-        h->started(h->ctx, cfg, &st->host, &st->ceiling, dev, st->cl.n,
+        h->started(h->ctx, plan, &st->host, &st->ceiling, dev, st->cl.n,
                    st->out_path);
     if (opcost_journal_open(&st->journal, st->out_path, err, sizeof err)) {
         say(h, 1, "%s", err);
         return 2;
     }
-    st->wait_left_s = cfg->full_bandwidth_wait_s;
+    st->wait_left_s = plan->full_bandwidth_wait_s;
     st->full = (full_bandwidth){0, 0, 0};
     if (!dev->cuda)
-        st->full.recalled = opcost_host_bandwidth_recall(cfg->threads);
+        st->full.recalled = opcost_host_bandwidth_recall(plan->threads);
     learn_full(&st->full, dram_best(&st->ceiling));
-    st->ctx = (point_context){cfg,          &st->host,        dev,
+    st->ctx = (point_context){plan,         &st->host,        dev,
                               &st->ceiling, &st->wait_left_s, &st->full.gbps,
                               NULL};
     return 0;
@@ -638,7 +642,7 @@ static int open_budget(run_state *st, int sides)
 {
     const double gbps =
         st->dev->cuda ? st->ceiling.best_gbps : dram_best(&st->ceiling);
-    if (opcost_run_budget_open(&st->budget, st->cfg, st->cl.cases, st->cl.n,
+    if (opcost_run_budget_open(&st->budget, st->plan, st->cl.cases, st->cl.n,
                                gbps, st->ceiling.llc_bytes, st->dev->cuda,
                                opcost_seconds_since(st->run_start), sides)) {
         say(st->hooks, 1, "out of memory (the time budget)");
@@ -646,7 +650,7 @@ static int open_budget(run_state *st, int sides)
     }
     for (int g = 0; st->pilots && g < st->budget.ngroups; ++g) {
         opcost_model_pilot m;
-        opcost_run_budget_pilot(&st->budget, st->cfg, st->cl.cases,
+        opcost_run_budget_pilot(&st->budget, st->plan, st->cl.cases,
                                 st->dev->rotate_bytes, g, 0, &m);
         say_pilot(st, g, 0, &m);
     }
@@ -656,19 +660,19 @@ static int open_budget(run_state *st, int sides)
 
 /* The plan for point i (budget.h), with the narrower model piloted first
  * where the plan asks for it. */
-static void plan_point(run_state *st, size_t i, opcost_point_plan *plan)
+static void plan_point(run_state *st, size_t i, opcost_point_plan *point_plan)
 {
     opcost_budget *b = st->budget.b;
     const double elapsed = opcost_seconds_since(st->run_start);
-    opcost_budget_plan_point(b, i, elapsed, plan);
+    opcost_budget_plan_point(b, i, elapsed, point_plan);
     const int g = st->budget.points[i].model_group;
     if (st->pilots && opcost_budget_wants_narrow(b, g)) {
         opcost_model_pilot m;
-        opcost_run_budget_pilot(&st->budget, st->cfg, st->cl.cases,
+        opcost_run_budget_pilot(&st->budget, st->plan, st->cl.cases,
                                 st->dev->rotate_bytes, g, 1, &m);
         say_pilot(st, g, 1, &m);
         opcost_budget_plan_point(b, i, opcost_seconds_since(st->run_start),
-                                 plan);
+                                 point_plan);
     }
 }
 
@@ -698,22 +702,23 @@ static int measure_points(run_state *st)
                 rc = 1;
             continue;
         }
-        opcost_point_plan plan;
-        plan_point(st, i, &plan);
+        opcost_point_plan point_plan;
+        plan_point(st, i, &point_plan);
         opcost_point_cost cost;
         memset(&cost, 0, sizeof cost);
         cost.model_sigma = NAN;
         const int64_t t0 = opcost_now_ns();
-        if (plan.cut) {
-            if (point_skip(&st->ctx, &cl->cases[i], plan.why, &st->out))
+        if (point_plan.cut) {
+            if (point_skip(&st->ctx, &cl->cases[i], point_plan.why, &st->out))
                 rc = 1;
         } else {
             /* the full-bandwidth hold, as much as the plan leaves time for */
-            double hold =
-                plan.hold_s < st->wait_left_s ? plan.hold_s : st->wait_left_s;
+            double hold = point_plan.hold_s < st->wait_left_s
+                              ? point_plan.hold_s
+                              : st->wait_left_s;
             const double allowed = hold;
             point_context pc = st->ctx;
-            pc.plan = &plan;
+            pc.plan = &point_plan;
             pc.wait_left_s = &hold;
             point_probe probed[POINT_PROBES] = {{0}};
             if (st->measurer.measure(st->measurer.ctx, &pc, &cl->cases[i],
@@ -747,11 +752,11 @@ static int measure_points(run_state *st)
  * the best of all probes, each interval widened to the noise. */
 static void settle_rows(run_state *st, int complete)
 {
-    const opcost_plan *cfg = st->cfg;
+    const opcost_plan *plan = st->plan;
     run_out *out = &st->out;
     opcost_run_settled s = {.noise = NAN, .ceiling = &st->ceiling};
     const size_t replicates =
-        opcost_budget_replicates(st->budget.b, replicate_count(cfg, st->cl.n),
+        opcost_budget_replicates(st->budget.b, replicate_count(plan, st->cl.n),
                                  opcost_seconds_since(st->run_start));
     if (complete && !opcost_interrupted() && replicates > 0) {
         const int64_t t0 = opcost_now_ns();
@@ -764,7 +769,7 @@ static void settle_rows(run_state *st, int complete)
     }
     if (!st->dev->cuda) {
         if (!opcost_interrupted())
-            probe_again(cfg, st->hooks, &st->ceiling, &st->full);
+            probe_again(plan, st->hooks, &st->ceiling, &st->full);
         for (size_t r = 0; r < out->nrows; ++r) {
             opcost_result *row = &out->rows[r];
             /* the mix its point chose (an in-place path's: in place) */
@@ -777,11 +782,11 @@ static void settle_rows(run_state *st, int complete)
                               strcmp(row->probe_state,
                                      opcost_bw_state_name(OPCOST_BW_FULL)) != 0;
         }
-        s.waited_s = cfg->full_bandwidth_wait_s - st->wait_left_s;
+        s.waited_s = plan->full_bandwidth_wait_s - st->wait_left_s;
         s.full_gbps = st->full.gbps;
         s.recalled_gbps = st->full.recalled;
         if (complete)
-            opcost_host_bandwidth_remember(cfg->threads, st->full.own);
+            opcost_host_bandwidth_remember(plan->threads, st->full.own);
         s.cpu_ceilings = 1;
         s.probes = st->probes.n;
         s.probe_lo_gbps = st->probes.lo;
@@ -861,7 +866,7 @@ static int measure_here(void *ctx, const point_context *pc,
     return point_measure(pc, c, point_seed, out, probe, cost, err, len);
 }
 
-int opcost_pipeline_run(const opcost_plan *cfg, run_device *dev,
+int opcost_pipeline_run(const opcost_plan *plan, run_device *dev,
                         const opcost_run_hooks *hooks,
                         const opcost_point_measurer *measurer)
 {
@@ -872,7 +877,7 @@ int opcost_pipeline_run(const opcost_plan *cfg, run_device *dev,
         return 1;
     }
     st->run_start = opcost_now_ns();
-    st->cfg = cfg;
+    st->plan = plan;
     st->dev = dev;
     st->hooks = hooks;
     st->measurer = measurer ? *measurer : here;

@@ -3,7 +3,7 @@
  * ceilings, journal; measure every point; settle: the run-to-run noise
  * and the ceilings of every row; write the results and their samples,
  * never lost). What it has to say goes to the caller's hooks: the command
- * line prints (bench/cli/run.c), the engine measures. */
+ * line prints (bench/cli/console.c), the engine measures. */
 #ifndef OPCOST_PIPELINE_H
 #define OPCOST_PIPELINE_H
 
@@ -57,11 +57,12 @@ typedef struct opcost_run_hooks {
                      const char *out_path, double seconds);
 } opcost_run_hooks;
 
-/* Finds the device: --device cuda needs a usable GPU (-1 with the reason
- * where there is none); without --device a GPU found is used. Sets
- * dev->cuda; the caller then settles the plan's paths for it. On a GPU,
- * CUPTI and NVML are opened (or said unavailable through hooks). */
-int opcost_find_device(const opcost_plan *plan, run_device *dev,
+/* Finds the device of a plan settled as asked (opcost_plan_settle):
+ * --device cuda needs a usable GPU (-1 with the reason where there is
+ * none); without --device a GPU found is used, and the plan settled again
+ * for it. Sets dev->cuda. On a GPU, CUPTI and NVML are opened (or said
+ * unavailable through hooks). */
+int opcost_find_device(opcost_plan *plan, run_device *dev,
                        const opcost_run_hooks *hooks, char *err, size_t len);
 void opcost_close_device(run_device *dev);
 

@@ -1,6 +1,8 @@
 /* What a run measures and how: the shape sets, paths, variants and the
- * measurement's settings, filled once by the command line (bench/cli/
- * config.c parses it) and read-only in the engine. */
+ * measurement's settings. The command line fills in what was asked
+ * (bench/cli/config.c parses it); opcost_plan_settle completes it for the
+ * run's device (its default paths and variants, its sample length, the
+ * baseline); read-only in the engine afterwards. */
 #ifndef OPCOST_PLAN_H
 #define OPCOST_PLAN_H
 
@@ -17,8 +19,10 @@
 typedef struct opcost_plan {
     const char *shapes[OPCOST_MAX_SHAPE_SETS]; /* names or files */
     int nshapes;
+    /* --paths; without it (paths_default) the device's, settled */
     const opcost_path *paths[OPCOST_MAX_SELECTED];
     int npaths;
+    /* --variants; without it auto, settled */
     const opcost_variant *variants[OPCOST_MAX_SELECTED];
     int nvariants;
     unsigned dtype_mask; /* 1 << rowops_dtype; 0 = every dtype */
@@ -44,13 +48,13 @@ typedef struct opcost_plan {
     double threshold;
     /* the member every path's ratio is against: --baseline, else
      * reference where it was selected, else the first selected path and
-     * variant (config.c settles it) */
+     * variant (opcost_plan_settle) */
     const char *baseline_name; /* --baseline as given; NULL: the default */
     const opcost_path *baseline_path;
     const opcost_variant *baseline_variant;
     double target_sample_us; /* calls are batched up to this per sample */
     int sample_us_given;     /* --sample-us given; else the device's
-                              * default (batch.h) */
+                              * default (batch.h), settled */
     int cold;                /* rotate inputs beyond the LLC */
     /* the last-level cache the run assumes (--llc-mib; 0: detected):
      * what a cold rotation and the ceilings' arrays span */
@@ -77,6 +81,14 @@ typedef struct opcost_plan {
      * budget, every point as the settings say */
     double time_budget_s;
 } opcost_plan;
+
+/* Settles the plan for the device cuda says (plan->cuda set to it): the
+ * sample length unless --sample-us was given; without --paths, the
+ * device's default paths; without --variants, auto; the baseline. Settling
+ * again for another device redoes all of it. Returns 0; -1 with the rule
+ * in err (the baseline then NULL: no pairing) where --baseline names no
+ * selected path or variant. */
+int opcost_plan_settle(opcost_plan *plan, int cuda, char *err, size_t len);
 
 /* Whether a path or a kernel variant runs on the plan's device. */
 int opcost_plan_path_runs(const opcost_plan *plan, const opcost_path *p);
