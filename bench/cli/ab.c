@@ -6,8 +6,8 @@
  * 2 (bad input, or a side that went away: no comparison). And `opcost
  * worker FD`, a side's end of it. */
 #define _DEFAULT_SOURCE /* realpath */
-#include "ab.h"
 #include "ab_cmd.h"
+#include "ab_coordinator.h"
 #include "ab_report.h"
 #include "ab_worker.h"
 #include "config.h"

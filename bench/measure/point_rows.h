@@ -1,5 +1,5 @@
 /* The rows of a point (point_rows.c): what a run's points (point.c) and
- * opcost ab's (ab.c) share. */
+ * opcost ab's (bench/ab/ab_coordinator.c) share. */
 #ifndef OPCOST_POINT_ROWS_H
 #define OPCOST_POINT_ROWS_H
 

@@ -1,11 +1,11 @@
-/* `opcost ab`'s verdicts over a run's pairs (bench/measure/ab_verdicts.h):
+/* `opcost ab`'s verdicts over a run's pairs (bench/ab/ab_verdicts.h):
  * their significance is adjusted for the false discovery rate, so a change
  * that moves most pairs by 3 % reads slower on them (Holm's family-wise
  * correction, used before, left every one of 200 such pairs at p 0.01
  * unsure: 0.01 x 200 > 0.05), while a run where no pair moved stays as
  * strict as before: one pair at p 0.001 among 199 at 0.5 is no finding.
  * No timing: the rows are written as a run would have left them. */
-#include "ab.h"
+#include "ab_coordinator.h"
 #include "ab_verdicts.h"
 #include "c_samples.h"
 #include "significance.h"

@@ -1,6 +1,6 @@
-/* `opcost ab`: the coordinator (ab.h). */
+/* `opcost ab`: the coordinator (ab_coordinator.h). */
 #define _GNU_SOURCE
-#include "ab.h"
+#include "ab_coordinator.h"
 #include "ab_verdicts.h"
 #include "ab_wire.h"
 #include "affinity.h"

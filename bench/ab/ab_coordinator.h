@@ -1,5 +1,5 @@
 /* `opcost ab`: two builds compared in lockstep rounds. Each side is its
- * own build's opcost, started as workers (bench/measure/ab_worker.h), two
+ * own build's opcost, started as workers (bench/ab/ab_worker.h), two
  * processes a side by default (opcost_ab_ctx says why);
  * this process, the coordinator, makes every point's input sets once in
  * shared memory, has both sides prepare, verify (against the C double

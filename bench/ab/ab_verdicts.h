@@ -7,7 +7,7 @@
 #ifndef OPCOST_AB_VERDICTS_H
 #define OPCOST_AB_VERDICTS_H
 
-#include "ab.h"
+#include "ab_coordinator.h"
 #include "point_rows.h"
 
 void opcost_ab_verdicts(opcost_ab_ctx *ab, run_out *out);
