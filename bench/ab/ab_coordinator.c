@@ -743,7 +743,10 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
 /* After the last point (ab_verdicts.h). */
 static void holm_verdicts(void *ctx, run_out *out)
 {
-    opcost_ab_verdicts(ctx, out);
+    const opcost_ab_ctx *ab = ctx;
+    const opcost_ab_evidence evidence = {
+        ab->processes, ab->threshold, ab->alpha, ab->contrasts, ab->ncontrasts};
+    opcost_ab_verdicts(&evidence, out);
 }
 
 opcost_point_measurer opcost_ab_measurer(opcost_ab_ctx *ctx)
