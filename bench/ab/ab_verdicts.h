@@ -8,7 +8,7 @@
 #define OPCOST_AB_VERDICTS_H
 
 #include "ab_contrast.h"
-#include "point_rows.h"
+#include "run_context.h"
 
 /* What the verdicts weigh besides the rows: set by the coordinator from
  * its run (opcost_ab_ctx), by the tests from their own. */
