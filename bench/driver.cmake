@@ -33,26 +33,16 @@ if(ROWOPS_WITH_TORCH)
   find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Embed)
   file(GLOB OPCOST_PATH_SOURCES CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/bench/paths/*.c)
-  # the command line (cli/), the measurement that needs the bridge
-  # (measure/; the plan, settled from the paths' registry), the paths and
-  # their variants (paths/)
+  # the command line (cli/) and the paths and their variants (paths/);
+  # the engine's part that needs the bridge is measure.cmake's, opcost ab's
+  # ab.cmake's
   add_library(opcost_bench STATIC
     bench/cli/config.c bench/cli/run.c bench/cli/report.c
     bench/cli/report_model.c bench/cli/report_peers.c
     bench/cli/report_estimate.c bench/cli/console.c
     bench/cli/report_budget.c bench/cli/ab.c
-    bench/measure/journal.c bench/measure/timing.c
-    bench/measure/record_function_tracer.c bench/measure/attribution_pass.c
-    bench/measure/hostinfo.c bench/measure/workload.c bench/measure/verify.c
-    bench/measure/plan.c
-    bench/measure/point.c bench/measure/point_rows.c bench/measure/pipeline.c
-    bench/measure/model_pilot.c bench/measure/run_budget.c
-    bench/measure/probe.c bench/measure/peer_memory.c
-    bench/measure/ab_wire.c bench/measure/ab_worker.c
-    bench/measure/ab.c bench/measure/ab_verdicts.c bench/measure/omp_waits.c
     ${OPCOST_PATH_SOURCES})
-  target_include_directories(opcost_bench PUBLIC bench/cli bench/measure
-    bench/paths)
+  target_include_directories(opcost_bench PUBLIC bench/cli bench/paths)
   # The add calibration's bare loops must vectorize as a compiler would at
   # -O3 (gcc's -O2 cost model leaves the bfloat16 loop scalar).
   set_source_files_properties(bench/paths/add_kernel.c PROPERTIES
@@ -63,8 +53,8 @@ if(ROWOPS_WITH_TORCH)
     OPCOST_ROWOPS_LIBRARY="$<TARGET_FILE:rowops_torch>"
     OPCOST_BENCH_PYTHON_DIR="${CMAKE_SOURCE_DIR}/bench/python")
   target_compile_options(opcost_bench PRIVATE ${OPCOST_WARNINGS})
-  target_link_libraries(opcost_bench PUBLIC opcost_measure opcost_analysis
-    opcost_shapes
+  target_link_libraries(opcost_bench PUBLIC opcost_ab opcost_measure_torch
+    opcost_measure opcost_analysis opcost_shapes
     opcost_tracers rowops_testref rowops_kernels opcost_bridge rowops_torch
     Python3::Python)
 

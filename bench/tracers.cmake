@@ -10,6 +10,7 @@
 option(OPCOST_WITH_CUPTI "Build the CUPTI tracer where CUPTI's headers exist" ON)
 option(OPCOST_WITH_NVTX "Emit NVTX ranges where the NVTX3 headers exist" ON)
 find_package(CUDAToolkit QUIET)
+find_package(Threads REQUIRED)
 
 add_library(opcost_tracers STATIC
   ${CMAKE_CURRENT_LIST_DIR}/tracers/timer.c

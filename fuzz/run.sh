@@ -22,7 +22,7 @@ mkdir -p "$build"
 # shape_file.c names ops and dtypes through kernels/ (rowops_op_name in
 # op_table.c, rowops_dtype_name in rowops_tensor.c, which needs
 # eligibility.c, cpu_features.c and cpu_cache.c); both read through
-# bench/io/infile.c, and results_csv.c writes through bench/io/outfile.c.
+# bench/io/infile.c, and bench/results/ writes through bench/io/outfile.c.
 common=(bench/shapes/errorf.c kernels/op_table.c kernels/rowops_tensor.c
     kernels/eligibility.c kernels/cpu_features.c kernels/cpu_cache.c
     bench/io/infile.c)
@@ -36,7 +36,7 @@ cd "$root"
 "$cc" "${flags[@]}" -o "$build/fuzz_shape_file" fuzz/fuzz_shape_file.c \
     bench/shapes/shape_file.c "${common[@]}" -lm &
 "$cc" "${flags[@]}" -o "$build/fuzz_results_csv" fuzz/fuzz_results_csv.c \
-    bench/results/results_csv.c bench/io/infile.c bench/io/outfile.c -lm &
+    bench/results/*.c bench/io/infile.c bench/io/outfile.c -lm &
 wait %1 && wait %2
 
 # fuzz TARGET: runs it for secs into its log; its exit status

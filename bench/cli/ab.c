@@ -1,13 +1,13 @@
 /* `opcost ab --base DIR --new DIR [run options]`: two builds in lockstep
- * rounds over shared buffers (bench/measure/ab.h); the table of new / base
- * per distribution and point (bench/analysis/ab_report.h); exit 0 (no
+ * rounds over shared buffers (bench/ab/ab_coordinator.h); the table of new /
+ * base per distribution and point (bench/analysis/ab_report.h); exit 0 (no
  * point slower), 1 (a point slower beyond --threshold, its significance
  * adjusted for the false discovery rate over the pairs),
  * 2 (bad input, or a side that went away: no comparison). And `opcost
  * worker FD`, a side's end of it. */
 #define _DEFAULT_SOURCE /* realpath */
-#include "ab.h"
 #include "ab_cmd.h"
+#include "ab_coordinator.h"
 #include "ab_report.h"
 #include "ab_worker.h"
 #include "config.h"

@@ -497,6 +497,8 @@ static int check_cpu_capability(char *err, size_t len)
 static void set_defaults(opcost_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
+    plan->all_paths = opcost_path_table();
+    plan->nall_paths = opcost_path_count();
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     plan->threads = cpus > 0 ? (int)cpus : 1;
     plan->shapes_dir = opcost_default_shapes_dir();

@@ -67,8 +67,8 @@ int opcost_find_device(opcost_plan *plan, run_device *dev,
 void opcost_close_device(run_device *dev);
 
 /* How a point is measured: by default point_measure (this process's
- * paths); opcost ab's points are two builds' (bench/measure/ab.h). probe:
- * POINT_PROBES of them, as point_measure fills them. */
+ * paths); opcost ab's points are two builds' (bench/ab/ab_coordinator.h).
+ * probe: POINT_PROBES of them, as point_measure fills them. */
 typedef struct opcost_point_measurer {
     void *ctx;
     int (*measure)(void *ctx, const point_context *pc, const opcost_case *c,

@@ -1,11 +1,9 @@
 /* The plan settled for its device: what the command line left to the
  * device (default paths, variants, sample length) and the baseline, which
- * depends on them. Built with the paths (bench/driver.cmake): the default
- * paths and the baseline's names come from their registry. */
+ * depends on them. The paths the build has come with the plan
+ * (plan->all_paths), so the engine needs nothing of bench/paths. */
 #include "plan.h"
 #include "batch.h"
-#include "registry.h"
-#include "variants.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,20 +18,23 @@ int opcost_plan_variant_runs(const opcost_plan *plan, const opcost_variant *v)
     return v == &opcost_variant_auto || v->cuda == plan->cuda;
 }
 
-static int path_selected(const opcost_plan *plan, const opcost_path *p)
+/* The selected path or variant of that name; NULL: none. */
+static const opcost_path *selected_path(const opcost_plan *plan,
+                                        const char *name)
 {
     for (int i = 0; i < plan->npaths; ++i)
-        if (plan->paths[i] == p)
-            return 1;
-    return 0;
+        if (strcmp(plan->paths[i]->name, name) == 0)
+            return plan->paths[i];
+    return NULL;
 }
 
-static int variant_selected(const opcost_plan *plan, const opcost_variant *v)
+static const opcost_variant *selected_variant(const opcost_plan *plan,
+                                              const char *name)
 {
     for (int i = 0; i < plan->nvariants; ++i)
-        if (plan->variants[i] == v)
-            return 1;
-    return 0;
+        if (strcmp(plan->variants[i]->name, name) == 0)
+            return plan->variants[i];
+    return NULL;
 }
 
 /* The first selected variant that runs on the plan's device. */
@@ -51,8 +52,8 @@ static const opcost_variant *first_variant(const opcost_plan *plan)
 static void select_default_paths(opcost_plan *plan)
 {
     plan->npaths = 0;
-    for (size_t i = 0; i < opcost_path_count(); ++i) {
-        const opcost_path *p = opcost_path_at(i);
+    for (size_t i = 0; i < plan->nall_paths; ++i) {
+        const opcost_path *p = plan->all_paths[i];
         if (!p->named_only && !((p->model || p->peer) && plan->quick) &&
             opcost_plan_path_runs(plan, p) &&
             plan->npaths < OPCOST_MAX_SELECTED)
@@ -76,10 +77,8 @@ static int settle_baseline(opcost_plan *plan, char *err, size_t len)
     plan->baseline_path = NULL;
     plan->baseline_variant = &opcost_variant_auto;
     if (!name) {
-        const opcost_path *ref = opcost_path_find("reference");
-        const opcost_path *p = path_selected(plan, ref) ? ref
-                               : plan->npaths           ? plan->paths[0]
-                                                        : NULL;
+        const opcost_path *ref = selected_path(plan, "reference");
+        const opcost_path *p = ref ? ref : plan->npaths ? plan->paths[0] : NULL;
         plan->baseline_path = p;
         if (p && p->takes_variants)
             plan->baseline_variant = first_variant(plan);
@@ -92,14 +91,14 @@ static int settle_baseline(opcost_plan *plan, char *err, size_t len)
         return bad_baseline(err, len, "must be PATH or PATH/VARIANT", name);
     memcpy(path, name, n);
     path[n] = '\0';
-    const opcost_path *p = opcost_path_find(path);
-    if (!p || !path_selected(plan, p))
+    const opcost_path *p = selected_path(plan, path);
+    if (!p)
         return bad_baseline(
             err, len, "must name one of the selected paths (--paths)", name);
-    const opcost_variant *v = slash ? opcost_variant_find(slash + 1)
+    const opcost_variant *v = slash ? selected_variant(plan, slash + 1)
                               : p->takes_variants ? first_variant(plan)
                                                   : &opcost_variant_auto;
-    if (slash && (!v || !p->takes_variants || !variant_selected(plan, v)))
+    if (slash && (!v || !p->takes_variants))
         return bad_baseline(err, len,
                             "VARIANT must be one of the selected variants of "
                             "a path that takes variants (--variants)",

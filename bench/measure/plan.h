@@ -19,6 +19,11 @@
 typedef struct opcost_plan {
     const char *shapes[OPCOST_MAX_SHAPE_SETS]; /* names or files */
     int nshapes;
+    /* every path the build has, in listing order (bench/paths' registry,
+     * handed in by the command line): the device's default paths are
+     * settled from it */
+    const opcost_path *const *all_paths;
+    size_t nall_paths;
     /* --paths; without it (paths_default) the device's, settled */
     const opcost_path *paths[OPCOST_MAX_SELECTED];
     int npaths;

@@ -1,7 +1,7 @@
 /* The rows of a point: the one function that builds a row and the ones
  * that fill it (its statistics from a member's samples, its paired ratio
  * and fraction of peak, its ceiling), shared by a run's points
- * (point.c) and opcost ab's (ab.c). */
+ * (point.c) and opcost ab's (bench/ab/ab_coordinator.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "point_rows.h"
 #include "stats.h"
@@ -99,7 +99,7 @@ double point_median(const double *x, size_t n)
     return n && !opcost_summarize(x, n, &s, e, sizeof e) ? s.median : NAN;
 }
 
-/* The ceiling (bench/measure/ceiling.h): the op's mix at the level its
+/* The ceiling (bench/ceiling/ceiling.h): the op's mix at the level its
  * working set (the bytes one call touches) falls into, DRAM when cold; on
  * a GPU the device-to-device copy. */
 void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu,

@@ -6,7 +6,7 @@
  * rounds (bench/measure/point.c), so a slow moment of the host slows both.
  *
  * On the CPU the probe is STREAM's copy (rows mix) or add2 (fused mix) of
- * bench/measure/ceiling.c over the buffers' bytes, on PyTorch's thread pool
+ * bench/ceiling/ceiling.c over the buffers' bytes, on PyTorch's thread pool
  * with the kernels' grain (the same threads and the same way of splitting a
  * call as the `kernel` path), with denormals flushed (the bytes are
  * bfloat16 or float32 values seen as doubles: no FP assist may slow it).

@@ -92,7 +92,7 @@ typedef struct opcost_workload {
 /* The most sets a point rotates through. */
 #define OPCOST_MAX_SETS 65536
 /* A cold rotation spans this many last-level caches: what each array of
- * the DRAM ceiling spans (bench/measure/ceiling.h). */
+ * the DRAM ceiling spans (bench/ceiling/ceiling.h). */
 #define OPCOST_COLD_SPAN_LLC 4
 
 /* Allocates and fills (random non-zero values from seed) enough sets that

@@ -58,6 +58,11 @@ size_t opcost_path_count(void)
     return sizeof paths / sizeof paths[0];
 }
 
+const opcost_path *const *opcost_path_table(void)
+{
+    return paths;
+}
+
 const opcost_path *opcost_path_at(size_t i)
 {
     return i < opcost_path_count() ? paths[i] : NULL;

@@ -1,7 +1,8 @@
-/* The results CSV: its schema (one column table in results_csv.c from which
- * the header, writer, parser and schema check all derive), the atomic
- * writer, the parser, and the raw-samples sidecar. Columns are documented
- * in results/README.md. */
+/* The results CSV: its schema (one column table in results_schema.c from
+ * which the header, writer, parser and schema check all derive), the
+ * atomic writer (results_writer.c), the parser (results_reader.c), and the
+ * raw-samples sidecar (samples_writer.c, samples_reader.c). Columns are
+ * documented in results/README.md. */
 #ifndef OPCOST_RESULTS_CSV_H
 #define OPCOST_RESULTS_CSV_H
 

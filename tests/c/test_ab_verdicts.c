@@ -1,11 +1,10 @@
-/* `opcost ab`'s verdicts over a run's pairs (bench/measure/ab_verdicts.h):
+/* `opcost ab`'s verdicts over a run's pairs (bench/ab/ab_verdicts.h):
  * their significance is adjusted for the false discovery rate, so a change
  * that moves most pairs by 3 % reads slower on them (Holm's family-wise
  * correction, used before, left every one of 200 such pairs at p 0.01
  * unsure: 0.01 x 200 > 0.05), while a run where no pair moved stays as
  * strict as before: one pair at p 0.001 among 199 at 0.5 is no finding.
  * No timing: the rows are written as a run would have left them. */
-#include "ab.h"
 #include "ab_verdicts.h"
 #include "c_samples.h"
 #include "significance.h"
@@ -67,10 +66,8 @@ static double p_none(int i)
 
 static void verdicts(run_out *out)
 {
-    opcost_ab_ctx ab;
-    opcost_ab_init(&ab, "base/opcost", "new/opcost", 1, 0.02, 0.05);
+    const opcost_ab_evidence ab = {1, 0.02, 0.05, NULL, 0};
     opcost_ab_verdicts(&ab, out);
-    free(ab.contrasts);
 }
 
 /* Four processes a side: each new row's three contrasts (new's Helmert
@@ -85,19 +82,18 @@ static void test_spread_joined(run_out *out)
 {
     enum { OFF2 = 9, OFF6 = 7 };
     fill(out, 1.0, 0.005, p_none);
-    opcost_ab_ctx ab;
-    opcost_ab_init(&ab, "base/opcost", "new/opcost", 4, 0.02, 0.05);
-    ab.contrasts = calloc(3 * PAIRS, sizeof *ab.contrasts);
-    C_CHECK(ab.contrasts != NULL);
-    if (!ab.contrasts)
+    opcost_ab_contrast *contrasts = calloc(3 * PAIRS, sizeof *contrasts);
+    C_CHECK(contrasts != NULL);
+    if (!contrasts)
         return;
+    size_t ncontrasts = 0;
     for (int i = 0; i < PAIRS; ++i)
         for (int j = 0; j < 3; ++j) {
             const double d = i == OFF6 ? 0.06 : i == OFF2 ? 0.02 : 0.01;
-            ab.contrasts[ab.ncontrasts++] =
+            contrasts[ncontrasts++] =
                 (opcost_ab_contrast){(size_t)i, j == 1 ? -d : d, 0.001};
         }
-    ab.capcontrasts = ab.ncontrasts;
+    const opcost_ab_evidence ab = {4, 0.02, 0.05, contrasts, ncontrasts};
     opcost_ab_verdicts(&ab, out);
     const double se0 = log1p(0.005) / 1.96;
     const double tau = sqrt(pow(0.01 / 0.6744897501960817, 2) - 1e-6);
@@ -120,7 +116,7 @@ static void test_spread_joined(run_out *out)
     C_EXPECT(count(out, "slower") == 0 && count(out, "faster") == 0,
              "an A/A with a spread: %zu slower, %zu faster",
              count(out, "slower"), count(out, "faster"));
-    free(ab.contrasts);
+    free(contrasts);
 }
 
 int main(void)

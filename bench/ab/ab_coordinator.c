@@ -1,6 +1,6 @@
-/* `opcost ab`: the coordinator (ab.h). */
+/* `opcost ab`: the coordinator (ab_coordinator.h). */
 #define _GNU_SOURCE
-#include "ab.h"
+#include "ab_coordinator.h"
 #include "ab_verdicts.h"
 #include "ab_wire.h"
 #include "affinity.h"
@@ -743,7 +743,10 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
 /* After the last point (ab_verdicts.h). */
 static void holm_verdicts(void *ctx, run_out *out)
 {
-    opcost_ab_verdicts(ctx, out);
+    const opcost_ab_ctx *ab = ctx;
+    const opcost_ab_evidence evidence = {
+        ab->processes, ab->threshold, ab->alpha, ab->contrasts, ab->ncontrasts};
+    opcost_ab_verdicts(&evidence, out);
 }
 
 opcost_point_measurer opcost_ab_measurer(opcost_ab_ctx *ctx)

@@ -1,5 +1,5 @@
 /* `opcost ab`: two builds compared in lockstep rounds. Each side is its
- * own build's opcost, started as workers (bench/measure/ab_worker.h), two
+ * own build's opcost, started as workers (bench/ab/ab_worker.h), two
  * processes a side by default (opcost_ab_ctx says why);
  * this process, the coordinator, makes every point's input sets once in
  * shared memory, has both sides prepare, verify (against the C double
@@ -14,13 +14,11 @@
 #ifndef OPCOST_AB_H
 #define OPCOST_AB_H
 
+#include "ab_contrast.h"
 #include "pipeline.h"
 #include "plan.h"
 
 #include <sys/types.h>
-
-/* Processes a side may run. */
-#define OPCOST_AB_MAX_PROCESSES 8
 
 /* A worker: one process of a side. */
 typedef struct opcost_ab_side {
@@ -34,14 +32,6 @@ typedef struct opcost_ab_side {
     int protocol; /* the newest its worker speaks (hello's reply) */
     char git_sha[64], torch_version[64];
 } opcost_ab_side;
-
-/* A contrast between the processes of the sides at one point
- * (opcost_members_cross_contrasts), and its standard error: 0 but for
- * what each process's own memory moves. */
-typedef struct opcost_ab_contrast {
-    size_t new_row; /* the point's new row (its ratio's), in the run's rows */
-    double d, se;
-} opcost_ab_contrast;
 
 /* An A/B run: its workers, each side `processes` of them (4 by default
  * in opcost ab: a process's own placement in memory moves its speed by a

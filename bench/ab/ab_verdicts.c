@@ -1,6 +1,7 @@
 /* `opcost ab`'s verdicts (ab_verdicts.h). */
 #include "ab_verdicts.h"
 #include "paired.h"
+#include "point_rows.h"
 #include "significance.h"
 
 #include <math.h>
@@ -92,7 +93,7 @@ static void widen_by_scatter(run_out *out)
 
 /* With two or more processes a side: what a process's own memory moves is
  * measured, between the processes of a side less what the sides' processes
- * of one index share (ctx->contrasts, opcost_members_cross_contrasts:
+ * of one index share (the evidence's contrasts, opcost_members_cross_contrasts:
  * known to be 0 but for it). Their spread tau over the points of one path,
  * variant, op, dtype and layout (opcost_paired_excess_spread: an offset
  * all of them share counts) is sqrt(2) sigma for a process's sigma; a new
@@ -100,7 +101,7 @@ static void widen_by_scatter(run_out *out)
  * is 2 sigma^2 / k = tau^2 / k, joined to each row's interval and p-value.
  * A point whose own contrasts read wider (one process's outputs landed
  * badly at that point alone) takes its own (opcost_paired_point_excess). */
-static double point_spread(const opcost_ab_ctx *ab, size_t new_row)
+static double point_spread(const opcost_ab_evidence *ab, size_t new_row)
 {
     double d[2 * OPCOST_AB_MAX_PROCESSES], se[2 * OPCOST_AB_MAX_PROCESSES];
     size_t n = 0;
@@ -113,7 +114,7 @@ static double point_spread(const opcost_ab_ctx *ab, size_t new_row)
     return opcost_paired_point_excess(d, se, n);
 }
 
-static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
+static void widen_by_spread(const opcost_ab_evidence *ab, run_out *out)
 {
     const size_t n = out->nrows, nc = ab->ncontrasts;
     char *done = calloc(n ? n : 1, 1);
@@ -183,7 +184,7 @@ static void widen_by_spread(const opcost_ab_ctx *ab, run_out *out)
  * these (results/20261204T184113Z-slow3-400ms-ab.csv). In an A/A, where
  * no pair moved, the two are the same: any false slower is a false
  * exit 1 with chance at most alpha. */
-void opcost_ab_verdicts(opcost_ab_ctx *ab, run_out *out)
+void opcost_ab_verdicts(const opcost_ab_evidence *ab, run_out *out)
 {
     if (ab->processes >= 2)
         widen_by_spread(ab, out);

@@ -1,8 +1,8 @@
 /* One side of `opcost ab`: a build's own opcost serving the coordinator
- * (bench/measure/ab.h) over a socket: each point's block of shared memory
- * attached, each requested path and variant of this build prepared,
+ * (bench/ab/ab_coordinator.h) over a socket: each point's block of shared
+ * memory attached, each requested path and variant of this build prepared,
  * verified against the C double reference, calibrated and warmed up on
- * it, then one sample at a time on request (bench/measure/ab_wire.h). */
+ * it, then one sample at a time on request (bench/ab/ab_wire.h). */
 #ifndef OPCOST_AB_WORKER_H
 #define OPCOST_AB_WORKER_H
 
