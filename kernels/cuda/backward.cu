@@ -60,15 +60,12 @@ namespace
 
 using backward_fn = void (*)(backward_params);
 
-backward_fn backward_kernel_for(bool fused, rowops_dtype dt, rowops_dtype wdt)
-{
-#define ROWOPS_BACKWARD_MATCH(NAME, T, W, ACC, F, DT, WDT)                     \
-    if (fused == F && dt == DT && (!F || wdt == WDT))                          \
-        return NAME;
-    ROWOPS_BACKWARD_ALL(ROWOPS_BACKWARD_MATCH)
-#undef ROWOPS_BACKWARD_MATCH
-    return nullptr;
-}
+const rowops_cuda::kernel_entry<backward_fn> backward_kernels[] = {
+#define ROWOPS_BACKWARD_ENTRY(NAME, T, W, ACC, F, DT, WDT)                     \
+    {{F, DT, WDT, 0}, NAME},
+    ROWOPS_BACKWARD_ALL(ROWOPS_BACKWARD_ENTRY)
+#undef ROWOPS_BACKWARD_ENTRY
+};
 
 /* Launches stage 2 for the (acc, weight) dtypes; false if none matches. */
 bool launch_dweight(rowops_dtype acc, rowops_dtype wdt, const void *partial,
@@ -100,7 +97,8 @@ prepared prepare(const rowops_backward_call *c)
     using namespace rowops_cuda;
     prepared out = {};
     const bool fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    out.kernel = backward_kernel_for(fused, c->h.dtype, c->weight.dtype);
+    out.kernel = find_kernel(backward_kernels,
+                             key_of(fused, c->h.dtype, c->weight.dtype, 0));
     backward_params &p = out.p;
     p = backward_params_of(c);
     if (!out.kernel)

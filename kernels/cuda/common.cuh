@@ -304,6 +304,39 @@ rowops_cuda_kernel_attr kernel_attr(int device, const void *kernel);
 int pending_error();
 int launch_error();
 
+/* Which instantiation of a kernel a call takes: the op, the dtypes and,
+ * for the fast kernel, the vector's bytes (0 where a kernel has one
+ * width). A call without a weight (rms_norm_rows) keys its own dtype as
+ * the weight's, as its table's lines do. */
+struct kernel_key {
+    bool fused;
+    rowops_dtype dt, wdt;
+    int vector_bytes;
+};
+
+inline kernel_key key_of(bool fused, rowops_dtype dt, rowops_dtype wdt,
+                         int vector_bytes)
+{
+    return {fused, dt, fused ? wdt : dt, vector_bytes};
+}
+
+/* One line of a launcher's table of instantiations. */
+template <typename Fn> struct kernel_entry {
+    kernel_key key;
+    Fn fn;
+};
+
+/* The instantiation of the table whose key is key; nullptr: none. */
+template <typename Fn, size_t N>
+Fn find_kernel(const kernel_entry<Fn> (&table)[N], kernel_key key)
+{
+    for (const kernel_entry<Fn> &e : table)
+        if (e.key.fused == key.fused && e.key.dt == key.dt &&
+            e.key.wdt == key.wdt && e.key.vector_bytes == key.vector_bytes)
+            return e.fn;
+    return nullptr;
+}
+
 /* The start and end every forward launcher shares: a pending error is
  * returned as earlier work's, a call with no kernel (kernel null) is
  * cudaErrorInvalidValue, a call of no rows launches nothing; otherwise

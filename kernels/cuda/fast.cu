@@ -49,15 +49,11 @@ namespace
 
 using fast_fn = void (*)(fast_params);
 
-fast_fn fast_kernel_for(bool fused, rowops_dtype dt, rowops_dtype wdt, int vb)
-{
-#define ROWOPS_FAST_MATCH(NAME, T, W, F, VB, DT, WDT)                          \
-    if (fused == F && dt == DT && wdt == WDT && vb == VB)                      \
-        return NAME;
-    ROWOPS_FAST_ALL(ROWOPS_FAST_MATCH)
-#undef ROWOPS_FAST_MATCH
-    return nullptr;
-}
+const rowops_cuda::kernel_entry<fast_fn> fast_kernels[] = {
+#define ROWOPS_FAST_ENTRY(NAME, T, W, F, VB, DT, WDT) {{F, DT, WDT, VB}, NAME},
+    ROWOPS_FAST_ALL(ROWOPS_FAST_ENTRY)
+#undef ROWOPS_FAST_ENTRY
+};
 
 } // namespace
 
@@ -68,8 +64,8 @@ extern "C" int rowops_cuda_fast(const rowops_call *c, void *stream)
     const bool fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
     const int vec = rowops_cuda_vector_elems(c);
     const int es = (int)rowops_dtype_size(c->x.dtype);
-    fast_fn kernel = fast_kernel_for(
-        fused, c->x.dtype, fused ? c->weight.dtype : c->x.dtype, vec * es);
+    fast_fn kernel = find_kernel(
+        fast_kernels, key_of(fused, c->x.dtype, c->weight.dtype, vec * es));
     if (n < 1 || n > rowops_one_pass_limit(c->x.dtype))
         kernel = nullptr; /* eligibility forbids this */
     return launch_rows(

@@ -42,15 +42,12 @@ namespace
 
 using strided_fn = void (*)(strided_params);
 
-strided_fn strided_kernel_for(bool fused, rowops_dtype dt, rowops_dtype wdt)
-{
-#define ROWOPS_STRIDED_MATCH(NAME, T, W, ACC, F, DT, WDT)                      \
-    if (fused == F && dt == DT && (!F || wdt == WDT))                          \
-        return NAME;
-    ROWOPS_STRIDED_ALL(ROWOPS_STRIDED_MATCH)
-#undef ROWOPS_STRIDED_MATCH
-    return nullptr;
-}
+const rowops_cuda::kernel_entry<strided_fn> strided_kernels[] = {
+#define ROWOPS_STRIDED_ENTRY(NAME, T, W, ACC, F, DT, WDT)                      \
+    {{F, DT, WDT, 0}, NAME},
+    ROWOPS_STRIDED_ALL(ROWOPS_STRIDED_ENTRY)
+#undef ROWOPS_STRIDED_ENTRY
+};
 
 } // namespace
 
@@ -58,8 +55,8 @@ extern "C" int rowops_cuda_strided(const rowops_call *c, void *stream)
 {
     using namespace rowops_cuda;
     const bool fused = c->op == ROWOPS_OP_FUSED_ADD_RMS_NORM;
-    const strided_fn kernel =
-        strided_kernel_for(fused, c->x.dtype, c->weight.dtype);
+    const strided_fn kernel = find_kernel(
+        strided_kernels, key_of(fused, c->x.dtype, c->weight.dtype, 0));
     return launch_rows(
         c, kernel,
         [&](const rowops_cuda_device &dev, rowops_cuda_kernel_attr attr) {
