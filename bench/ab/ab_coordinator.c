@@ -291,11 +291,12 @@ static opcost_result *row_of(ab_point *pt, int side, int i)
  * sides (ab_map_block). */
 static int make_block(ab_point *pt, char *err, size_t len)
 {
-    const opcost_plan *cfg = pt->pc->cfg;
+    const opcost_plan *run_plan = pt->pc->run_plan;
     size_t nsets;
     const size_t llc = pt->pc->dev->rotate_bytes;
     const size_t huge = (size_t)2 << 20;
-    pt->bytes = opcost_workload_shared_bytes(pt->c, llc, cfg->cold, &nsets);
+    pt->bytes =
+        opcost_workload_shared_bytes(pt->c, llc, run_plan->cold, &nsets);
     pt->bytes = (pt->bytes + huge - 1) / huge * huge;
     for (int hugetlb = 1; hugetlb >= 0 && !pt->mem; --hugetlb) {
         pt->fd = memfd_create("opcost-ab",
@@ -312,8 +313,8 @@ static int make_block(ab_point *pt, char *err, size_t len)
                  strerror(errno));
         return -1;
     }
-    if (opcost_workload_attach(&pt->w, pt->c, nsets, llc, cfg->cold, pt->mem, 1,
-                               cfg->seed, err, len))
+    if (opcost_workload_attach(&pt->w, pt->c, nsets, llc, run_plan->cold,
+                               pt->mem, 1, run_plan->seed, err, len))
         return -1;
     pt->made = 1;
     return 0;
@@ -354,7 +355,7 @@ static int open_sides(ab_point *pt, char *err, size_t len)
     q.dtype = pt->c->dtype;
     q.weight_dtype = pt->c->weight_dtype;
     q.layout = pt->c->layout;
-    q.cold = pt->pc->cfg->cold;
+    q.cold = pt->pc->run_plan->cold;
     q.nmembers = pt->n;
     q.B = pt->c->B;
     q.N = pt->c->N;
@@ -417,7 +418,7 @@ static void add_member(ab_point *pt, const char *name,
  * member against its base twin's. */
 static int time_point(ab_point *pt, char *err, size_t len)
 {
-    const opcost_plan *cfg = pt->pc->cfg;
+    const opcost_plan *run_plan = pt->pc->run_plan;
     opcost_rounds_pair pairs[OPCOST_AB_MAX_MEMBERS * OPCOST_AB_MAX_PROCESSES];
     int np = 0;
     for (int i = 0; i < pt->n; ++i) {
@@ -464,18 +465,19 @@ static int time_point(ab_point *pt, char *err, size_t len)
     if (!pt->nmembers)
         return 0;
     const opcost_rounds_rule rule = {
-        .target_rel = cfg->noise_target,
+        .target_rel = run_plan->noise_target,
         /* the time of one process a side: more processes, fewer rounds
          * (each round's ratio averages over them) */
-        .budget_s = cfg->reps * cfg->rep_budget_s *
+        .budget_s = run_plan->reps * run_plan->rep_budget_s *
                     (timed / pt->ab->processes + (pt->nmembers - timed)) *
                     (pt->pc->plan ? pt->pc->plan->rounds_scale : 1),
-        .min_rounds = (size_t)(cfg->reps > 10 ? cfg->reps : 10),
+        .min_rounds = (size_t)(run_plan->reps > 10 ? run_plan->reps : 10),
         .max_rounds = 100000,
         /* no strides: a pair's two sides must share their rounds (a slow
          * path is slow on both) */
         .slow_factor = 0,
-        .seed = (cfg->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)pt->c->B,
+        .seed =
+            (run_plan->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)pt->c->B,
     };
     return opcost_rounds_run(pt->members, pt->nmembers, pairs, np, &rule,
                              &pt->rounds, err, len);
@@ -510,7 +512,7 @@ static int keep_contrasts(ab_point *pt, int i, const opcost_member *const *base,
     opcost_ab_ctx *ab = pt->ab;
     double d[OPCOST_AB_MAX_PROCESSES], se[OPCOST_AB_MAX_PROCESSES];
     const int n = k >= 2 ? opcost_members_cross_contrasts(
-                               base, new_side, k, pt->pc->cfg->seed, d, se)
+                               base, new_side, k, pt->pc->run_plan->seed, d, se)
                          : 0;
     for (int j = 0; j < n; ++j) {
         if (ab->ncontrasts == ab->capcontrasts) {
@@ -530,7 +532,7 @@ static int keep_contrasts(ab_point *pt, int i, const opcost_member *const *base,
 
 static int summarize(ab_point *pt)
 {
-    const opcost_plan *cfg = pt->pc->cfg;
+    const opcost_plan *run_plan = pt->pc->run_plan;
     const opcost_member *m[2][OPCOST_AB_MAX_PROCESSES];
     int k[2];
     if (pt->probe.member >= 0) {
@@ -551,7 +553,7 @@ static int summarize(ab_point *pt)
                 opcost_member all;
                 if (opcost_member_merge(m[s], k[s], &all))
                     return -1;
-                const int oom = point_row_samples(cfg, row, &all, pt->out);
+                const int oom = point_row_samples(run_plan, row, &all, pt->out);
                 opcost_member_free(&all);
                 if (oom)
                     return -1;
@@ -560,7 +562,7 @@ static int summarize(ab_point *pt)
                 snprintf(row->stopped_by, sizeof row->stopped_by, "%s",
                          opcost_rounds_stop_name(pt->rounds.stop));
                 if (pt->probe.member >= 0)
-                    point_row_frac_of(cfg, row, &pt->split, m[s], k[s],
+                    point_row_frac_of(run_plan, row, &pt->split, m[s], k[s],
                                       opcost_probe_bytes(&pt->w));
             }
             point_set_ceiling(row, pt->pc->ceiling, 0,
@@ -570,7 +572,7 @@ static int summarize(ab_point *pt)
         if (k[BASE] && k[NEW] && row->status == OPCOST_STATUS_OK &&
             row_of(pt, BASE, i)->status == OPCOST_STATUS_OK) {
             opcost_paired e;
-            point_row_ratio_of(cfg, row, m[NEW], k[NEW], m[BASE], k[BASE],
+            point_row_ratio_of(run_plan, row, m[NEW], k[NEW], m[BASE], k[BASE],
                                "base", &e);
             if (k[BASE] == k[NEW] &&
                 keep_contrasts(pt, i, m[BASE], m[NEW], k[NEW]))
@@ -650,7 +652,7 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
     pt->out = out;
     pt->fd = -1;
     pt->probe.member = -1;
-    pt->n = point_row_ids(pc->cfg, c, pt->ids);
+    pt->n = point_row_ids(pc->run_plan, c, pt->ids);
     pt->nw = 2 * ab->processes;
     int rc = 0;
     char why[1024] = "";
@@ -695,9 +697,9 @@ static int measure_ab(void *ctx, const point_context *pc, const opcost_case *c,
                 pt->probe.run.variant = &opcost_variant_auto;
                 pt->probe.run.w = &pt->w;
                 char dispatch[128], pwhy[512];
-                if (point_start(pc->cfg, 0, &pt->probe.run, &pt->probe.timer,
-                                dispatch, sizeof dispatch, pwhy,
-                                sizeof pwhy) == OPCOST_STATUS_OK)
+                if (point_start(pc->run_plan, 0, &pt->probe.run,
+                                &pt->probe.timer, dispatch, sizeof dispatch,
+                                pwhy, sizeof pwhy) == OPCOST_STATUS_OK)
                     pt->probe.member = 0;
                 rounds_from = opcost_now_ns();
                 rc = time_point(pt, err, len); /* err says why */

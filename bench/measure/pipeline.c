@@ -238,7 +238,7 @@ static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
                                 const opcost_budget *budget, size_t k,
                                 run_out *out, size_t *points, double *noise)
 {
-    const opcost_plan *plan = ctx->cfg;
+    const opcost_plan *plan = ctx->run_plan;
     *noise = NAN;
     *points = 0;
     /* the points measured (a budget may have cut some), spread evenly */
@@ -256,7 +256,7 @@ static size_t measure_run_noise(const point_context *ctx, const case_list *cl,
         if (!plan->paths[p]->model)
             lean.paths[lean.npaths++] = plan->paths[p];
     point_context lean_ctx = *ctx;
-    lean_ctx.cfg = &lean;
+    lean_ctx.run_plan = &lean;
     lean_ctx.wait_left_s = NULL; /* the run's own points may wait */
     lean_ctx.plan = NULL;        /* each at its rounds' budget */
     ctx = &lean_ctx;

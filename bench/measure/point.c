@@ -58,22 +58,23 @@ static int verify_path(opcost_path_run *r, char *why, size_t len,
     return rc;
 }
 
-static int stop_rule_for(opcost_stop_rule *rule, const opcost_plan *cfg,
+static int stop_rule_for(opcost_stop_rule *rule, const opcost_plan *run_plan,
                          double call_us, int batch)
 {
     char e[128];
     const double sample_us = call_us * batch;
     /* slow calls: a time budget, at least one sample per repetition;
      * fast ones: the noise target within the budget */
-    if (sample_us * 6 > cfg->rep_budget_s * 1e6)
-        return opcost_stop_budget(rule, cfg->rep_budget_s, 1, e, sizeof e);
-    return opcost_stop_noise(rule, cfg->noise_target, cfg->rep_budget_s, 6,
+    if (sample_us * 6 > run_plan->rep_budget_s * 1e6)
+        return opcost_stop_budget(rule, run_plan->rep_budget_s, 1, e, sizeof e);
+    return opcost_stop_noise(rule, run_plan->noise_target,
+                             run_plan->rep_budget_s, 6,
                              OPCOST_NOISE_CHECK_EVERY_DEFAULT, e, sizeof e);
 }
 
 /* The median of the path's layout conversions timed alone (differential
  * attribution): 0 when the layout needs none, NAN when they fail. */
-static double conversion_median(const opcost_plan *cfg, path_slot *s)
+static double conversion_median(const opcost_plan *run_plan, path_slot *s)
 {
     if (!s->run.path->convert)
         return 0;
@@ -88,8 +89,8 @@ static double conversion_median(const opcost_plan *cfg, path_slot *s)
     memset(&r2, 0, sizeof r2);
     opcost_nvtx_push(OPCOST_NVTX_PHASE, "convert");
     if (rc == 0 && opcost_timing_begin(&t, &s->run, OPCOST_TIME_CONVERT,
-                                       cfg->target_sample_us, 0, 0) == 0) {
-        stop_rule_for(&r2, cfg, t.call_us, t.batch);
+                                       run_plan->target_sample_us, 0, 0) == 0) {
+        stop_rule_for(&r2, run_plan, t.call_us, t.batch);
         for (int rep = 0; rep < 3; ++rep)
             if (opcost_timing_repetition(&t, &r2) < 0)
                 break;
@@ -104,7 +105,7 @@ static double conversion_median(const opcost_plan *cfg, path_slot *s)
 /* The row's parts: measured in an attribution pass with the tracer, or,
  * where it cannot run, differential (the kernel path's median and the
  * conversions timed alone), with the reason in the note. */
-static void attribute_row(const opcost_plan *cfg, const run_device *dev,
+static void attribute_row(const opcost_plan *run_plan, const run_device *dev,
                           path_slot *s, opcost_result *row,
                           double kernel_median)
 {
@@ -130,7 +131,7 @@ static void attribute_row(const opcost_plan *cfg, const run_device *dev,
         const int is_kernel = s->run.path->takes_variants;
         p = opcost_attribute_differential(
             row->median_us, is_kernel ? row->median_us : kernel_median,
-            conversion_median(cfg, s));
+            conversion_median(run_plan, s));
         snprintf(
             row->attribution_source, sizeof row->attribution_source, "%s",
             opcost_attribution_source_name(OPCOST_ATTRIBUTION_DIFFERENTIAL));
@@ -198,12 +199,12 @@ typedef struct point {
     opcost_point_cost cost;
 } point;
 
-opcost_status point_start(const opcost_plan *cfg, int cuda,
+opcost_status point_start(const opcost_plan *run_plan, int cuda,
                           opcost_path_run *run, opcost_timer_state *timer,
                           char *dispatch_path, size_t dlen, char *why,
                           size_t wl)
 {
-    if (!opcost_plan_path_runs(cfg, run->path)) {
+    if (!opcost_plan_path_runs(run_plan, run->path)) {
         snprintf(why, wl, "%s",
                  cuda ? "this path runs on the CPU only"
                       : "this path runs on a GPU only (--device cuda)");
@@ -226,14 +227,15 @@ opcost_status point_start(const opcost_plan *cfg, int cuda,
     }
     /* what the path ran, as prepare and verify reported it */
     snprintf(dispatch_path, dlen, "%s", run->dispatch_path);
-    const double warmup = cfg->quick ? 0.001 : 0.005;
+    const double warmup = run_plan->quick ? 0.001 : 0.005;
     opcost_status st = OPCOST_STATUS_OK;
     if (prep)
         st = prep > 0 ? OPCOST_STATUS_SKIPPED : OPCOST_STATUS_ERROR;
     else if (ver)
         st = ver > 0 ? OPCOST_STATUS_WRONG : OPCOST_STATUS_ERROR;
     else if (opcost_timing_begin(timer, run, OPCOST_TIME_RUN,
-                                 cfg->target_sample_us, warmup, first_us)) {
+                                 run_plan->target_sample_us, warmup,
+                                 first_us)) {
         snprintf(why, wl, "%s", timer->error);
         st = OPCOST_STATUS_ERROR;
     }
@@ -254,7 +256,7 @@ static opcost_status start_path(point *pt, path_slot *s, char *dispatch_path,
         return OPCOST_STATUS_SKIPPED;
     }
     const opcost_status st =
-        point_start(pt->ctx->cfg, pt->ctx->dev->cuda, &s->run, &s->timer,
+        point_start(pt->ctx->run_plan, pt->ctx->dev->cuda, &s->run, &s->timer,
                     dispatch_path, dlen, pt->why, sizeof pt->why);
     s->timing = st == OPCOST_STATUS_OK;
     return st;
@@ -396,10 +398,10 @@ static int slot_baseline(const point *pt, const path_slot *s)
 static int open_point(point *pt, char *err, size_t len)
 {
     const point_context *ctx = pt->ctx;
-    const opcost_plan *cfg = ctx->cfg;
-    pt->made = opcost_workload_make(&pt->w, pt->c, ctx->dev->rotate_bytes,
-                                    cfg->cold, cfg->seed + (uint64_t)pt->seed,
-                                    pt->why, sizeof pt->why);
+    const opcost_plan *run_plan = ctx->run_plan;
+    pt->made = opcost_workload_make(
+        &pt->w, pt->c, ctx->dev->rotate_bytes, run_plan->cold,
+        run_plan->seed + (uint64_t)pt->seed, pt->why, sizeof pt->why);
     if (pt->made == 0 && ctx->dev->cuda &&
         opcost_workload_to_device(&pt->w, ctx->dev->gpu.arch, pt->why,
                                   sizeof pt->why)) {
@@ -407,7 +409,7 @@ static int open_point(point *pt, char *err, size_t len)
         pt->made = -1;
     }
     point_row_id ids[POINT_ROWS_MAX];
-    const int n = point_row_ids(cfg, pt->c, ids);
+    const int n = point_row_ids(run_plan, pt->c, ids);
     pt->baseline = -1;
     for (int i = 0; i < n; ++i) {
         const opcost_path *path = ids[i].path;
@@ -422,12 +424,12 @@ static int open_point(point *pt, char *err, size_t len)
         s->run.path = path;
         s->run.variant = ids[i].variant;
         s->run.w = &pt->w;
-        s->run.plan = cfg;
+        s->run.plan = run_plan;
         s->run.first_set = pt->made ? 0 : (int)((int64_t)i * pt->w.nsets / n);
         s->row_index = pt->out->nrows - 1;
         s->member = -1;
-        if (path == cfg->baseline_path &&
-            s->run.variant == cfg->baseline_variant)
+        if (path == run_plan->baseline_path &&
+            s->run.variant == run_plan->baseline_variant)
             pt->baseline = pt->nslots - 1;
         const opcost_point_plan *plan = ctx->plan;
         if (pt->made) {
@@ -511,7 +513,7 @@ static int probe_reduced(void *ctx)
  * budget for each repetition of each member. -1 when memory ran out. */
 static int time_point(point *pt, char *err, size_t len)
 {
-    const opcost_plan *cfg = pt->ctx->cfg;
+    const opcost_plan *run_plan = pt->ctx->run_plan;
     for (int i = 0; i < pt->nslots; ++i)
         if (pt->slots[i].timing)
             add_member(pt, &pt->slots[i]);
@@ -537,22 +539,23 @@ static int time_point(point *pt, char *err, size_t len)
     }
     const opcost_point_plan *plan = pt->ctx->plan;
     opcost_rounds_rule rule = {
-        .target_rel = cfg->noise_target,
-        .budget_s = cfg->reps * cfg->rep_budget_s * pt->nmembers *
+        .target_rel = run_plan->noise_target,
+        .budget_s = run_plan->reps * run_plan->rep_budget_s * pt->nmembers *
                     (plan ? plan->rounds_scale : 1),
-        .min_rounds = (size_t)(cfg->reps > 10 ? cfg->reps : 10),
+        .min_rounds = (size_t)(run_plan->reps > 10 ? run_plan->reps : 10),
         .max_rounds = 100000,
         .slow_factor = 8,
         /* no interrupt check: a first signal lets the point finish
          * (journal.h), the second and third find it still running */
-        .seed = (cfg->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)pt->seed,
+        .seed =
+            (run_plan->seed + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)pt->seed,
     };
     for (int i = 0; i < pt->nslots; ++i)
         if (pt->slots[i].member >= 0 && pt->slots[i].run.path->model) {
             /* the time budget's rounds for a verdict, else the setting */
             rule.budget_s += plan && plan->model_rounds_s > 0
                                  ? plan->model_rounds_s
-                                 : cfg->model_budget_s;
+                                 : run_plan->model_budget_s;
             break;
         }
     double *wait = pt->ctx->wait_left_s;
@@ -595,7 +598,7 @@ static void pair_with_baseline(point *pt, const path_slot *s,
         return;
     }
     opcost_paired e;
-    point_row_ratio(pt->ctx->cfg, row, &pt->members[s->member],
+    point_row_ratio(pt->ctx->run_plan, row, &pt->members[s->member],
                     &pt->members[b->member], name, &e);
 }
 
@@ -632,7 +635,7 @@ static double summarize_point(point *pt, int *oom)
             if (m->failed) {
                 point_row_status(row, OPCOST_STATUS_ERROR, m->error);
                 s->timing = 0;
-            } else if (point_row_samples(ctx->cfg, row, m, pt->out)) {
+            } else if (point_row_samples(ctx->run_plan, row, m, pt->out)) {
                 *oom = 1;
                 return NAN;
             }
@@ -642,7 +645,7 @@ static double summarize_point(point *pt, int *oom)
             const path_slot *probe = probe_of(pt, s);
             if (probe->member >= 0 && !s->run.path->model) {
                 point_row_frac(
-                    ctx->cfg, row,
+                    ctx->run_plan, row,
                     probe == &pt->probe ? &pt->split : &pt->split_in_place,
                     &pt->members[s->member], opcost_probe_bytes(&pt->w));
                 if (pt->rounds.held_s >= 0.05) {
@@ -688,7 +691,8 @@ static void attribute_point(point *pt, double kernel_median)
             !s->run.path->model) {
             opcost_nvtx_push_path(s->run.path->name, s->run.variant->name);
             opcost_nvtx_push(OPCOST_NVTX_PHASE, "attribute");
-            attribute_row(pt->ctx->cfg, pt->ctx->dev, s, row, kernel_median);
+            attribute_row(pt->ctx->run_plan, pt->ctx->dev, s, row,
+                          kernel_median);
             opcost_nvtx_pop(OPCOST_NVTX_PHASE);
             opcost_nvtx_pop(OPCOST_NVTX_PATH);
         }
@@ -829,12 +833,12 @@ int point_measure(const point_context *ctx, const opcost_case *c,
     return rc;
 }
 
-int point_pin_threads(const opcost_plan *cfg, char *desc, size_t len)
+int point_pin_threads(const opcost_plan *run_plan, char *desc, size_t len)
 {
-    if (cfg->no_pin) {
+    if (run_plan->no_pin) {
         snprintf(desc, len, "not pinned (--no-pin)");
         return 0;
     }
-    return opcost_pin_threads(cfg->threads, rowops_bridge_parallel_for, desc,
-                              len);
+    return opcost_pin_threads(run_plan->threads, rowops_bridge_parallel_for,
+                              desc, len);
 }

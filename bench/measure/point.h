@@ -70,7 +70,7 @@ int point_measure(const point_context *ctx, const opcost_case *c,
  * outputs against the C double reference, calibrated and warmed up
  * (timer). OPCOST_STATUS_OK, or the status it ends in (skipped, wrong,
  * error) with the reason in why; dispatch_path says what it ran. */
-opcost_status point_start(const opcost_plan *cfg, int cuda,
+opcost_status point_start(const opcost_plan *run_plan, int cuda,
                           opcost_path_run *run, opcost_timer_state *timer,
                           char *dispatch_path, size_t dlen, char *why,
                           size_t wl);
@@ -79,6 +79,6 @@ opcost_status point_start(const opcost_plan *cfg, int cuda,
  * process may use (affinity.h), unless --no-pin: the same in a run, in
  * opcost ab's coordinator and in both of its workers. The count pinned,
  * 0 (not pinned: desc says why) or -1 (pinning failed: desc says how). */
-int point_pin_threads(const opcost_plan *cfg, char *desc, size_t len);
+int point_pin_threads(const opcost_plan *run_plan, char *desc, size_t len);
 
 #endif

@@ -46,7 +46,7 @@ static void fill_identity(opcost_result *row, const point_context *ctx,
                           const opcost_path *path,
                           const opcost_variant *variant)
 {
-    const opcost_plan *cfg = ctx->cfg;
+    const opcost_plan *run_plan = ctx->run_plan;
     const opcost_hostinfo *host = ctx->host;
     opcost_result_init(row);
     snprintf(row->path, sizeof row->path, "%s", path->name);
@@ -60,8 +60,9 @@ static void fill_identity(opcost_result *row, const point_context *ctx,
     snprintf(row->gpu, sizeof row->gpu, "%s", host->gpu);
     snprintf(row->torch_version, sizeof row->torch_version, "%s",
              rowops_bridge_torch_version());
-    snprintf(row->device, sizeof row->device, "%s", cfg->cuda ? "cuda" : "cpu");
-    row->threads = cfg->threads;
+    snprintf(row->device, sizeof row->device, "%s",
+             run_plan->cuda ? "cuda" : "cpu");
+    row->threads = run_plan->threads;
     snprintf(row->distribution, sizeof row->distribution, "%s",
              c->distribution);
     snprintf(row->op, sizeof row->op, "%s", rowops_op_name(c->op));
@@ -133,11 +134,11 @@ void point_set_ceiling(opcost_result *row, const opcost_ceiling *c, int gpu,
 }
 
 /* A timed row's statistics from its member's samples, which go to out:
- * the samples pooled (median and the rest), and cut into cfg->reps blocks
+ * the samples pooled (median and the rest), and cut into run_plan->reps blocks
  * of consecutive rounds (the sidecar's repetitions), whose medians give
  * the interval of another run's median (ci95_reps_rel). -1: out of
  * memory. */
-int point_row_samples(const opcost_plan *cfg, opcost_result *row,
+int point_row_samples(const opcost_plan *run_plan, opcost_result *row,
                       const opcost_member *m, run_out *out)
 {
     opcost_summary s;
@@ -146,7 +147,8 @@ int point_row_samples(const opcost_plan *cfg, opcost_result *row,
         point_row_status(row, OPCOST_STATUS_ERROR, e);
         return 0;
     }
-    const size_t blocks = (size_t)cfg->reps < m->n ? (size_t)cfg->reps : m->n;
+    const size_t blocks =
+        (size_t)run_plan->reps < m->n ? (size_t)run_plan->reps : m->n;
     double med[1000];
     if (reserve_samples(out, m->n))
         return -1;
@@ -181,20 +183,21 @@ int point_row_samples(const opcost_plan *cfg, opcost_result *row,
  * takes no variants; a variant of the other device has no row under
  * --variants all, nor has a path at a point it does not apply to (a model
  * path at the op's other points). */
-int point_row_ids(const opcost_plan *cfg, const opcost_case *c,
+int point_row_ids(const opcost_plan *run_plan, const opcost_case *c,
                   point_row_id *ids)
 {
     int n = 0;
-    for (int p = 0; p < cfg->npaths; ++p) {
-        const opcost_path *path = cfg->paths[p];
+    for (int p = 0; p < run_plan->npaths; ++p) {
+        const opcost_path *path = run_plan->paths[p];
         if (path->applies && !path->applies(c))
             continue;
-        const int nv = path->takes_variants ? cfg->nvariants : 1;
+        const int nv = path->takes_variants ? run_plan->nvariants : 1;
         for (int v = 0; v < nv; ++v) {
-            const opcost_variant *var =
-                path->takes_variants ? cfg->variants[v] : &opcost_variant_auto;
-            if (!path->takes_variants || !cfg->variants_all ||
-                opcost_plan_variant_runs(cfg, var))
+            const opcost_variant *var = path->takes_variants
+                                            ? run_plan->variants[v]
+                                            : &opcost_variant_auto;
+            if (!path->takes_variants || !run_plan->variants_all ||
+                opcost_plan_variant_runs(run_plan, var))
                 ids[n++] = (point_row_id){path, var};
         }
     }
@@ -215,7 +218,7 @@ int point_skip(const point_context *ctx, const opcost_case *c, const char *note,
                run_out *out)
 {
     point_row_id ids[POINT_ROWS_MAX];
-    const int n = point_row_ids(ctx->cfg, c, ids);
+    const int n = point_row_ids(ctx->run_plan, c, ids);
     for (int i = 0; i < n; ++i) {
         opcost_result *row =
             point_row(out, ctx, c, NULL, ids[i].path, ids[i].variant);
@@ -235,19 +238,19 @@ void point_member_name(const opcost_path *path, const opcost_variant *variant,
         snprintf(buf, len, "%s/%s", path->name, variant->name);
 }
 
-int point_row_ratio(const opcost_plan *cfg, opcost_result *row,
+int point_row_ratio(const opcost_plan *run_plan, opcost_result *row,
                     const opcost_member *m, const opcost_member *base,
                     const char *base_name, opcost_paired *e)
 {
-    return point_row_ratio_of(cfg, row, &m, 1, &base, 1, base_name, e);
+    return point_row_ratio_of(run_plan, row, &m, 1, &base, 1, base_name, e);
 }
 
-int point_row_ratio_of(const opcost_plan *cfg, opcost_result *row,
+int point_row_ratio_of(const opcost_plan *run_plan, opcost_result *row,
                        const opcost_member *const *m, int nm,
                        const opcost_member *const *base, int nb,
                        const char *base_name, opcost_paired *e)
 {
-    if (opcost_members_ratio(m, nm, base, nb, cfg->seed, e)) {
+    if (opcost_members_ratio(m, nm, base, nb, run_plan->seed, e)) {
         char note[300];
         snprintf(note, sizeof note,
                  "no paired ratio: %zu rounds shared with %.128s, %d needed",
@@ -262,7 +265,7 @@ int point_row_ratio_of(const opcost_plan *cfg, opcost_result *row,
     row->rounds = (int64_t)e->n;
     snprintf(row->verdict, sizeof row->verdict, "%s",
              opcost_verdict_name(
-                 opcost_paired_verdict(e, cfg->threshold, e->p, 0.05)));
+                 opcost_paired_verdict(e, run_plan->threshold, e->p, 0.05)));
     return 0;
 }
 
@@ -298,14 +301,14 @@ static void row_state(opcost_result *row, const opcost_bw_split *p)
         point_row_note(row, note);
 }
 
-void point_row_frac(const opcost_plan *cfg, opcost_result *row,
+void point_row_frac(const opcost_plan *run_plan, opcost_result *row,
                     const opcost_bw_split *probe, const opcost_member *m,
                     int64_t moved)
 {
-    point_row_frac_of(cfg, row, probe, &m, 1, moved);
+    point_row_frac_of(run_plan, row, probe, &m, 1, moved);
 }
 
-void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
+void point_row_frac_of(const opcost_plan *run_plan, opcost_result *row,
                        const opcost_bw_split *probe,
                        const opcost_member *const *m, int nm, int64_t moved)
 {
@@ -315,7 +318,7 @@ void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
     opcost_paired e;
     if (row->bytes == OPCOST_INT_NA)
         return;
-    if (opcost_members_ratio(&used, 1, m, nm, cfg->seed, &e)) {
+    if (opcost_members_ratio(&used, 1, m, nm, run_plan->seed, &e)) {
         char note[160];
         snprintf(note, sizeof note,
                  "no paired frac_of_peak: %zu rounds shared with the probe, "

@@ -21,7 +21,7 @@ typedef struct point_row_id {
     const opcost_variant *variant;
 } point_row_id;
 
-int point_row_ids(const opcost_plan *cfg, const opcost_case *c,
+int point_row_ids(const opcost_plan *run_plan, const opcost_case *c,
                   point_row_id *ids);
 
 /* The one function that builds a row: appended to out, with the identity
@@ -43,11 +43,11 @@ void point_row_note(opcost_result *row, const char *text);
 double point_median(const double *x, size_t n);
 
 /* A timed row's statistics from its member's samples, which go to out:
- * the samples pooled (median and the rest), and cut into cfg->reps blocks
+ * the samples pooled (median and the rest), and cut into run_plan->reps blocks
  * of consecutive rounds (the sidecar's repetitions), whose medians give
  * the interval of another run's median (ci95_reps_rel). -1: out of
  * memory. */
-int point_row_samples(const opcost_plan *cfg, opcost_result *row,
+int point_row_samples(const opcost_plan *run_plan, opcost_result *row,
                       const opcost_member *m, run_out *out);
 
 /* A member's name as others are paired with it: path, or path/variant
@@ -56,15 +56,15 @@ void point_member_name(const opcost_path *path, const opcost_variant *variant,
                        char *buf, size_t len);
 
 /* The row's paired ratio m / base (e), its interval, p-value, rounds and
- * verdict (cfg->threshold), paired_with = base_name. -1 with a note on the
+ * verdict (run_plan->threshold), paired_with = base_name. -1 with a note on the
  * row when they shared too few rounds. */
-int point_row_ratio(const opcost_plan *cfg, opcost_result *row,
+int point_row_ratio(const opcost_plan *run_plan, opcost_result *row,
                     const opcost_member *m, const opcost_member *base,
                     const char *base_name, opcost_paired *e);
 
 /* The same of several processes of a build each: the mean log of m[0..nm-1]
  * over that of base[0..nb-1] (opcost_members_ratio). */
-int point_row_ratio_of(const opcost_plan *cfg, opcost_result *row,
+int point_row_ratio_of(const opcost_plan *run_plan, opcost_result *row,
                        const opcost_member *const *m, int nm,
                        const opcost_member *const *base, int nb,
                        const char *base_name, opcost_paired *e);
@@ -73,12 +73,12 @@ int point_row_ratio_of(const opcost_plan *cfg, opcost_result *row,
  * rounds (the probe moves `moved` bytes a call; the rounds of probe->used,
  * those of one bandwidth state where the point streams from DRAM), with
  * its interval, the probe's GB/s and probe_state. */
-void point_row_frac(const opcost_plan *cfg, opcost_result *row,
+void point_row_frac(const opcost_plan *run_plan, opcost_result *row,
                     const opcost_bw_split *probe, const opcost_member *m,
                     int64_t moved);
 
 /* The same with the row's time the mean log of m[0..nm-1]. */
-void point_row_frac_of(const opcost_plan *cfg, opcost_result *row,
+void point_row_frac_of(const opcost_plan *run_plan, opcost_result *row,
                        const opcost_bw_split *probe,
                        const opcost_member *const *m, int nm, int64_t moved);
 

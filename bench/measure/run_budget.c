@@ -95,7 +95,7 @@ static int weigh_points(opcost_run_budget *rb, const opcost_case *cases,
     return ok ? 0 : -1;
 }
 
-int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
+int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *run_plan,
                            const opcost_case *cases, size_t n, double dram_gbps,
                            size_t llc_bytes, int cuda, double start_s,
                            int sides)
@@ -115,16 +115,18 @@ int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
         return -1;
     }
     int compiled = 0;
-    for (int p = 0; p < cfg->npaths; ++p)
-        compiled |= !cfg->paths[p]->model && cfg->paths[p]->compile_ms;
-    const long max_tokens = cfg->model_max_tokens >= 0 ? cfg->model_max_tokens
-                            : cuda                     ? 0
+    for (int p = 0; p < run_plan->npaths; ++p)
+        compiled |=
+            !run_plan->paths[p]->model && run_plan->paths[p]->compile_ms;
+    const long max_tokens = run_plan->model_max_tokens >= 0
+                                ? run_plan->model_max_tokens
+                            : cuda ? 0
                                    : OPCOST_MODEL_MAX_TOKENS_CPU;
     point_row_id ids[POINT_ROWS_MAX];
     for (size_t i = 0; i < n; ++i) {
         const opcost_case *c = &cases[i];
         opcost_budget_point *pt = &rb->points[i];
-        const int nids = point_row_ids(cfg, c, ids);
+        const int nids = point_row_ids(run_plan, c, ids);
         for (int r = 0; r < nids; ++r) {
             const opcost_path *path = ids[r].path;
             if (!path->model) {
@@ -136,12 +138,13 @@ int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
         }
         const double bytes = (double)opcost_case_bytes(c);
         pt->stream_ms = dram_gbps > 0 ? bytes / (dram_gbps * 1e6) : 0;
-        pt->nsets = opcost_workload_sets(c, llc_bytes, cfg->cold);
+        pt->nsets = opcost_workload_sets(c, llc_bytes, run_plan->cold);
         pt->contiguous = c->layout == OPCOST_CONTIGUOUS;
         pt->compile_class =
             compiled ? index_of(ckeys, &nclasses, compile_key(c)) : -1;
-        pt->rounds_s = cfg->reps * cfg->rep_budget_s * (pt->members + 1);
-        pt->dram_streaming = !cuda && cfg->cold &&
+        pt->rounds_s =
+            run_plan->reps * run_plan->rep_budget_s * (pt->members + 1);
+        pt->dram_streaming = !cuda && run_plan->cold &&
                              bytes >= OPCOST_STREAMING_BYTES &&
                              opcost_bw_dram_sized(bytes, llc_bytes);
         pt->model_group = pt->model_class = -1;
@@ -170,12 +173,12 @@ int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
         return -1;
     }
     const opcost_budget_rule rule = {
-        .budget_s = cfg->time_budget_s,
-        .threshold = cfg->threshold,
-        .model_budget_s = cfg->model_budget_s,
-        .hold_s = cuda ? 0 : cfg->full_bandwidth_wait_s,
+        .budget_s = run_plan->time_budget_s,
+        .threshold = run_plan->threshold,
+        .model_budget_s = run_plan->model_budget_s,
+        .hold_s = cuda ? 0 : run_plan->full_bandwidth_wait_s,
         .min_scale = OPCOST_BUDGET_MIN_SCALE,
-        .max_scale = cfg->time_budget_s > 0 ? OPCOST_BUDGET_MAX_SCALE : 1,
+        .max_scale = run_plan->time_budget_s > 0 ? OPCOST_BUDGET_MAX_SCALE : 1,
         .paired_min = OPCOST_PAIRED_MIN,
     };
     rb->b = opcost_budget_new(&rule, rb->points, n, start_s);
@@ -194,12 +197,12 @@ void opcost_run_budget_close(opcost_run_budget *rb)
     memset(rb, 0, sizeof *rb);
 }
 
-void opcost_run_budget_pilot(opcost_run_budget *rb, const opcost_plan *cfg,
+void opcost_run_budget_pilot(opcost_run_budget *rb, const opcost_plan *run_plan,
                              const opcost_case *cases, size_t rotate_bytes,
                              int g, int narrow, opcost_model_pilot *out)
 {
     const size_t *span = rb->group_span[g];
-    opcost_model_pilot_run(cfg, &cases[span[0]], &cases[span[1]],
+    opcost_model_pilot_run(run_plan, &cases[span[0]], &cases[span[1]],
                            &cases[span[2]], narrow, rotate_bytes, out);
     opcost_budget_model_cost(rb->b, g, narrow, out->available, out->a_s,
                              out->per_token_s, out->compile_s, out->seconds,

@@ -26,7 +26,7 @@ typedef struct opcost_run_budget {
  * rotations span, start_s what the run spent before its first point,
  * sides the builds whose members a round holds (opcost ab: 2). 0, or -1
  * when memory ran out. */
-int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *cfg,
+int opcost_run_budget_open(opcost_run_budget *rb, const opcost_plan *run_plan,
                            const opcost_case *cases, size_t n, double dram_gbps,
                            size_t llc_bytes, int cuda, double start_s,
                            int sides);
@@ -34,7 +34,7 @@ void opcost_run_budget_close(opcost_run_budget *rb);
 
 /* Pilots group g's stack (narrow: the narrower configuration) and gives
  * the plan what it measured; out says it (for the console). */
-void opcost_run_budget_pilot(opcost_run_budget *rb, const opcost_plan *cfg,
+void opcost_run_budget_pilot(opcost_run_budget *rb, const opcost_plan *run_plan,
                              const opcost_case *cases, size_t rotate_bytes,
                              int g, int narrow, opcost_model_pilot *out);
 

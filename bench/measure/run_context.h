@@ -45,7 +45,7 @@ typedef struct run_out {
 /* What every point of a run shares. The ceiling may be probed again
  * between points; rows read it when they are summarized. */
 typedef struct point_context {
-    const opcost_plan *cfg;
+    const opcost_plan *run_plan;
     const opcost_hostinfo *host;
     const run_device *dev;
     const opcost_ceiling *ceiling;

@@ -54,10 +54,10 @@ int main(void)
         "--no-pin",
         /* a small cache assumed: rotation and probes stay small */
         "--llc-mib", "32"};
-    opcost_plan cfg;
-    C_EXPECT(opcost_config_parse(&cfg, 16, argv, err, sizeof err) == 0, "%s",
-             err);
-    C_EXPECT(opcost_run(&cfg) == 0, "opcost run failed");
+    opcost_plan run_plan;
+    C_EXPECT(opcost_config_parse(&run_plan, 16, argv, err, sizeof err) == 0,
+             "%s", err);
+    C_EXPECT(opcost_run(&run_plan) == 0, "opcost run failed");
     opcost_result *rows = NULL;
     size_t n = 0;
     C_EXPECT(opcost_results_read(out, &rows, &n, err, sizeof err) == 0, "%s",

@@ -41,10 +41,10 @@ static void same_kernel_different_dispatch(void)
         /* a small cache assumed: the run's rotation and probes
          * stay small on hosts with a large one */
         "--llc-mib", "32"};
-    opcost_plan cfg;
-    C_EXPECT(opcost_config_parse(&cfg, 14, argv, err, sizeof err) == 0, "%s",
-             err);
-    C_EXPECT(opcost_run(&cfg) == 0, "opcost run failed");
+    opcost_plan run_plan;
+    C_EXPECT(opcost_config_parse(&run_plan, 14, argv, err, sizeof err) == 0,
+             "%s", err);
+    C_EXPECT(opcost_run(&run_plan) == 0, "opcost run failed");
     opcost_result *rows = NULL;
     size_t n = 0;
     C_EXPECT(opcost_results_read(out, &rows, &n, err, sizeof err) == 0, "%s",

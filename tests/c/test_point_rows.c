@@ -37,15 +37,15 @@ static void member_of(opcost_member *m, double base_us, size_t n)
 static void frac_with(opcost_member *probe, opcost_member *op, int64_t bytes,
                       double reference_gbps, opcost_result *row)
 {
-    opcost_plan cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.seed = 3;
+    opcost_plan run_plan;
+    memset(&run_plan, 0, sizeof run_plan);
+    run_plan.seed = 3;
     opcost_result_init(row);
     row->bytes = bytes;
     opcost_bw_split split;
     C_CHECK(opcost_bw_split_probe(probe, (double)bytes, reference_gbps,
                                   &split) == 0);
-    point_row_frac(&cfg, row, &split, op, bytes);
+    point_row_frac(&run_plan, row, &split, op, bytes);
     opcost_bw_split_free(&split);
     opcost_member_free(probe);
     opcost_member_free(op);
