@@ -79,6 +79,17 @@ static void usage(FILE *f)
             "expected\n               cost ratio: exit 1 when one is slower, "
             "3 when one is\n               unsure (make nightly)\n"
             "  --gates-out F  append each group's verdict to F (gates.csv)\n"
+            "  --keep-loader-env  pass LD_LIBRARY_PATH, LD_PRELOAD and "
+            "PYTHONPATH on\n               to the workers (removed by "
+            "default, and said so: each\n               side loads its own "
+            "build's libraries)\n"
+            "Every reply of a worker has a deadline (its hello 120 s, a "
+            "point's opening\n120 s + 60 s a member, a sample 10 s + 100 "
+            "times its calls' time; 3 s\nonce interrupted): a worker that "
+            "misses it is killed with its process\ngroup and named, its "
+            "points error. Each side's rowops library, as its\nloader "
+            "mapped it, is said (path, size, FNV-1a 64); the same file or "
+            "bytes\nunder two different commits is refused (exit 2).\n"
             "Exit status: 0 no point slower, 1 a point slower beyond the "
             "threshold\nor broken (ok in base, wrong or failed in new),\n2 bad "
             "input or no comparison (a side could not "
@@ -232,6 +243,7 @@ typedef struct ab_options {
     int gate;
     double alpha;
     long processes;
+    int keep_loader_env;
 } ab_options;
 
 /* Takes opcost ab's own options out of argv; the rest (run's options) go
@@ -240,7 +252,7 @@ typedef struct ab_options {
 static int parse_ab_options(int argc, char **argv, ab_options *own, char **rest,
                             int *nrest)
 {
-    *own = (ab_options){{NULL, NULL}, NULL, 0, 0.05, OPCOST_AB_PROCESSES};
+    *own = (ab_options){{NULL, NULL}, NULL, 0, 0.05, OPCOST_AB_PROCESSES, 0};
     *nrest = 0;
     rest[(*nrest)++] = "ab";
     for (int i = 1; i < argc; ++i) {
@@ -251,6 +263,10 @@ static int parse_ab_options(int argc, char **argv, ab_options *own, char **rest,
         }
         if (!strcmp(a, "--gate")) {
             own->gate = 1;
+            continue;
+        }
+        if (!strcmp(a, "--keep-loader-env")) {
+            own->keep_loader_env = 1;
             continue;
         }
         const int which = !strcmp(a, "--base")        ? 0
@@ -392,6 +408,27 @@ static int compare(int argc, char **argv, const opcost_plan *plan,
     char err[2048];
     opcost_ab_init(&ctx, exe[0], exe[1], (int)own->processes, plan->threshold,
                    own->alpha);
+    ctx.keep_loader_env = own->keep_loader_env;
+    /* the deadlines' scale: for tests (a hung worker found in seconds) */
+    const char *scale = getenv("OPCOST_AB_DEADLINE_SCALE");
+    if (scale && *scale) {
+        char *end;
+        ctx.deadline_scale = strtod(scale, &end);
+        if (*end || !(ctx.deadline_scale > 0 && ctx.deadline_scale <= 1000)) {
+            fprintf(stderr,
+                    "opcost ab: OPCOST_AB_DEADLINE_SCALE: must be a number "
+                    "in (0, 1000], got '%s'\n",
+                    scale);
+            return 2;
+        }
+    }
+    char scrubbed[8192];
+    opcost_ab_scrubbed(&ctx, scrubbed, sizeof scrubbed);
+    if (scrubbed[0])
+        printf("opcost ab: removed for the workers (each side loads its own "
+               "build's libraries; --keep-loader-env keeps them): %s\n",
+               scrubbed);
+    fflush(stdout);
     if (opcost_ab_start(plan, &ctx, err, sizeof err)) {
         fprintf(stderr, "opcost ab: %s\n", err);
         opcost_ab_stop(&ctx);
@@ -402,6 +439,17 @@ static int compare(int argc, char **argv, const opcost_plan *plan,
            exe[0], ctx.workers[BASE_WORKER].git_sha, exe[1],
            ctx.workers[NEW_WORKER].git_sha, ctx.processes,
            ctx.processes == 1 ? "" : "es");
+    for (int s = 0; s < 2; ++s) {
+        const opcost_ab_side *side = &ctx.workers[s];
+        if (side->lib[0])
+            printf("opcost ab: %s library %s, %llu bytes, FNV-1a 64 %016llx\n",
+                   side->name, side->lib, (unsigned long long)side->lib_size,
+                   (unsigned long long)side->lib_hash);
+        else
+            printf("opcost ab: %s library: not read from its worker's maps "
+                   "(said above)\n",
+                   side->name);
+    }
     printf("opcost ab: %s\n", waits);
     ab_summary summary = {plan->threshold,
                           own->alpha,
