@@ -82,7 +82,7 @@ fi
 sleep 0.2
 if pgrep -f "sleep $marker" >/dev/null; then
     echo "FAIL: the hung base's process outlived the run"
-    pkill -KILL -f "sleep $marker"
+    kill -KILL $(pgrep -f "sleep $marker") 2>/dev/null
     fail=1
 fi
 # ... and a coordinator killed while it waits takes the worker along
@@ -102,7 +102,7 @@ for _ in $(seq 50); do
 done
 if [[ $gone -ne 1 ]]; then
     echo "FAIL: a worker outlived its coordinator killed with SIGKILL"
-    pkill -KILL -f "sleep $marker"
+    kill -KILL $(pgrep -f "sleep $marker") 2>/dev/null
     fail=1
 else
     echo "ok: the worker ended with its coordinator"
