@@ -525,6 +525,7 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
         if (stream)                                                            \
             _mm_sfence(); /* order the streamed rows before the join */        \
         rowops_test_slowdown_spin(spin_from);                                  \
+        rowops_test_wrong_rows(c, row_begin, row_end);                         \
     }                                                                          \
     void ENTRY(const rowops_call *c, int64_t row_begin, int64_t row_end)       \
     {                                                                          \

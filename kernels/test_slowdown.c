@@ -1,6 +1,8 @@
 /* The run-time slowdown for opcost ab's checks (test_slowdown.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_slowdown.h"
+#include "rowops.h"
+#include "rowops_elem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,4 +42,31 @@ void rowops_test_slowdown_spin(int64_t start)
         t + (int64_t)llround(rowops_test_slowdown() * (double)(t - start));
     while (now_ns() < until)
         ;
+}
+
+double rowops_test_wrong_scale(void)
+{
+    static double scale = -1;
+    if (scale < 0) {
+        const char *v = getenv(ROWOPS_TEST_WRONG_SCALE_ENV);
+        char *end = NULL;
+        const double f = v ? strtod(v, &end) : 1;
+        scale = v && end != v && !*end && f > 0 && isfinite(f) ? f : 1;
+    }
+    return scale;
+}
+
+void rowops_test_wrong_rows(const rowops_call *c, int64_t row_begin,
+                            int64_t row_end)
+{
+    const double s = rowops_test_wrong_scale();
+    if (s == 1)
+        return;
+    const int64_t n = c->x.sizes[c->x.rank - 1];
+    for (int64_t row = row_begin; row < row_end; ++row) {
+        void *p = rowops_tensor_row_ptr(&c->out, row);
+        for (int64_t i = 0; i < n; ++i)
+            rowops_store_f(p, i, c->out.dtype,
+                           (float)(s * rowops_load_f(p, i, c->out.dtype)));
+    }
 }

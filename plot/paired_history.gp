@@ -1,13 +1,14 @@
 # Paired nightly history: each night's commit against its base, measured
 # in the same rounds (opcost ab), chained into one index per series (1 =
 # the chain's first base), with the chained 95 % interval as error bars;
-# nights a gate called slower in red, unsure ones as open circles. One
+# nights a gate called slower in red, unsure ones as open circles,
+# incomplete ones (a point not paired: no verdict) as open diamonds. One
 # panel per (op, dtype, layout) of one distribution.
 #
 # Data: per panel, one block per series (path or path[variant]):
 #   columns run index lo hi verdict when
 #   (run: 0-based index in time order; verdict: same, faster, slower,
-#   unsure or none; when: "MM-DD HH:MM", the x tic label: data, never
+#   unsure, none or incomplete (drawn at its base's index); when: "MM-DD HH:MM", the x tic label: data, never
 #   code)
 # Parameters (besides those in common.gp):
 #   npanels, pfirst, pcount   as in history.gp
@@ -45,7 +46,9 @@ do for [fmt in formats] {
             for [s = first:last] datafile index s using 1:(is(0, "slower")) \
                 with points pt 7 ps 1.8 @red notitle, \
             for [s = first:last] datafile index s using 1:(is(0, "unsure")) \
-                with points pt 6 ps 1.8 lc rgb "#606060" notitle
+                with points pt 6 ps 1.8 lc rgb "#606060" notitle, \
+            for [s = first:last] datafile index s using 1:(is(0, "incomplete")) \
+                with points pt 12 ps 2.2 lc rgb "#c07000" notitle
     }
     if (fmt ne "table" && npanels > 1) { unset multiplot }
     eval end(fmt)

@@ -12,7 +12,8 @@
 # regression (a point or a group slower beyond the threshold), 3 unsure (an
 # interval reaches across the threshold: neither a pass nor a fail; the
 # baseline stays), 2 no comparison (the baseline does not build, a side
-# went away, bad input). Options for the run: BENCH_ARGS or NIGHTLY_ARGS
+# went away, the run was interrupted, a group not paired at every point:
+# its gates.csv row says incomplete, bad input; the baseline stays). Options for the run: BENCH_ARGS or NIGHTLY_ARGS
 # (e.g. make nightly BENCH_ARGS=--quick). OPCOST_HISTORY and
 # OPCOST_HISTORY_PLOTS move the history and its plot elsewhere (the tests).
 set -uo pipefail
@@ -75,7 +76,9 @@ case $rc in
     say "no regression; $head is the new accepted commit" ;;
 1) say "regression against $base; the accepted commit stays $base" ;;
 3) say "unsure: not a pass, not a fail; the accepted commit stays $base" ;;
-*) say "no comparison (opcost ab exit $rc)" ;;
+*) say "no comparison (opcost ab exit $rc: interrupted, a side went away," \
+    "no point paired, or a group incomplete: gates.csv says incomplete);" \
+    "the accepted commit stays $base" ;;
 esac
 if [[ -f $run ]]; then
     "$build/opcost" plot --kind paired_history --history "$history" \

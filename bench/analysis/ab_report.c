@@ -1,4 +1,5 @@
 #include "ab_report.h"
+#include "results_csv.h"
 #include "significance.h"
 #include "stats.h"
 
@@ -9,6 +10,14 @@
 static int is_new(const opcost_result *r)
 {
     return !strcmp(r->side, "new");
+}
+
+/* A new row, or one of no side: a point the run skipped before either
+ * side measured it (a signal, the budget): a point of its group that has
+ * no pair, never left out as if the group had fewer points. */
+static int is_point(const opcost_result *r)
+{
+    return is_new(r) || !r->side[0];
 }
 
 /* One group: distribution, op, dtype, layout, path, variant. */
@@ -111,7 +120,7 @@ int opcost_ab_groups(const opcost_result *rows, size_t n, double threshold,
     }
     size_t ng = 0;
     for (size_t i = 0; i < n; ++i) {
-        if (!is_new(&rows[i]))
+        if (!is_point(&rows[i]))
             continue;
         size_t k = 0;
         while (k < ng && !same_group(g[k].key, &rows[i]))
@@ -123,13 +132,18 @@ int opcost_ab_groups(const opcost_result *rows, size_t n, double threshold,
         size_t m = 0;
         for (size_t j = i; j < n; ++j) {
             const opcost_result *y = &rows[j];
-            if (!is_new(y) || !same_group(y, x->key))
+            if (!is_point(y) || !same_group(y, x->key))
                 continue;
             ++x->points;
+            if (!is_new(y))
+                continue; /* no side ran it: no pair */
             const opcost_result *b = twin(rows, n, y);
             x->broken += broke(b, y);
-            if (!b || !y->paired_with[0] || !isfinite(y->ratio) ||
-                !isfinite(y->ratio_ci95_rel) || !(b->median_us > 0))
+            /* an unsettled row (a journal in place of the results) has
+             * no final ratio */
+            if (!b || !y->paired_with[0] || opcost_result_unsettled(y) ||
+                !isfinite(y->ratio) || !isfinite(y->ratio_ci95_rel) ||
+                !(b->median_us > 0))
                 continue;
             ++x->paired;
             a[m] = atof(y->freq) * b->median_us;
@@ -170,10 +184,21 @@ opcost_ab_counts opcost_ab_count(const opcost_result *rows, size_t n)
     size_t k = 0;
     for (size_t i = 0; i < n; ++i) {
         const opcost_result *r = &rows[i];
-        if (!is_new(r))
+        if (!is_point(r))
             continue;
         ++c.rows;
-        c.broken += broke(twin(rows, n, r), r);
+        const opcost_result *b = is_new(r) ? twin(rows, n, r) : NULL;
+        c.broken += broke(b, r);
+        if (!is_new(r))
+            ++c.unsided;
+        else if (opcost_result_unsettled(r))
+            ++c.unsettled;
+        else if (isfinite(r->ratio))
+            ++c.paired;
+        else if (!b || b->status != OPCOST_STATUS_OK)
+            ++c.base_not_ok;
+        else
+            ++c.new_not_ok;
         opcost_verdict v = OPCOST_VERDICT_NONE;
         opcost_verdict_from_name(r->verdict, &v);
         c.slower += v == OPCOST_VERDICT_SLOWER;
@@ -233,12 +258,14 @@ opcost_ab_counts opcost_ab_report(FILE *f, const opcost_result *rows, size_t n,
         else
             fprintf(f,
                     "  expected cost per call: no claim (%zu of %zu shapes "
-                    "paired)\n",
-                    g[k].paired, g[k].points);
+                    "paired%s)\n",
+                    g[k].paired, g[k].points,
+                    OPCOST_AB_INCOMPLETE(&g[k]) ? ": incomplete" : "");
         for (size_t i = 0; i < n; ++i) {
             const opcost_result *r = &rows[i];
-            if (!is_new(r) || !same_group(r, key))
+            if (!is_point(r) || !same_group(r, key))
                 continue;
+            const opcost_result *b = is_new(r) ? twin(rows, n, r) : NULL;
             if (isfinite(r->ratio))
                 fprintf(f,
                         "    B=%-6lld N=%-6lld x%.4f +-%.2f%%  %-7s (%lld "
@@ -246,6 +273,15 @@ opcost_ab_counts opcost_ab_report(FILE *f, const opcost_result *rows, size_t n,
                         (long long)r->B, (long long)r->N, r->ratio,
                         100 * r->ratio_ci95_rel, r->verdict,
                         (long long)r->rounds, r->stopped_by);
+            else if (is_new(r) && (!b || b->status != OPCOST_STATUS_OK))
+                /* the base is what failed: say so, not the new row's ok */
+                fprintf(f,
+                        "    B=%-6lld N=%-6lld no pair: base %s%s%s (new "
+                        "%s)\n",
+                        (long long)r->B, (long long)r->N,
+                        b ? opcost_status_name(b->status) : "has no row",
+                        b && b->note[0] ? ": " : "", b ? b->note : "",
+                        opcost_status_name(r->status));
             else
                 fprintf(f, "    B=%-6lld N=%-6lld %s: %s\n", (long long)r->B,
                         (long long)r->N, opcost_status_name(r->status),

@@ -18,13 +18,16 @@ static const char check_usage[] =
     "  --require-ok        every row must also have status ok\n"
     "  --allow-wrong PATH  except rows of PATH with status wrong\n"
     "  -h, --help          this text\n"
+    "A file whose rows are unsettled (the journal of a run that did not end:\n"
+    "stopped at once by a third signal, or its results unwritable) is\n"
+    "incomplete: said, exit 1. Rows a signal skipped are warned of.\n"
     "Exit status: 0 ok, 2 a file or sidecar is malformed, 1 --require-ok\n"
-    "found a row that is not ok.\n";
+    "found a row that is not ok, or a file is incomplete.\n";
 
 int opcost_check_main(int argc, char **argv)
 {
     /* Exit status: 0 ok; 2 a file or sidecar is malformed; 1 --require-ok
-     * found a row that is not ok.
+     * found a row that is not ok, or a file is incomplete (unsettled).
      * --require-ok: every row must also have status ok (a test's run);
      * --allow-wrong PATH: except `wrong` rows of that path (a known
      * deviation the row's note explains). */
@@ -98,6 +101,30 @@ int opcost_check_main(int argc, char **argv)
                         rows[r].ceiling_kind[0] ? rows[r].ceiling_kind
                                                 : "one ceiling for all rows",
                         rows[r].ceiling_gbps);
+        /* a run that ended early: its journal in place of its results
+         * (refused), or points a signal skipped (warned of) */
+        size_t unsettled = 0, interrupted = 0;
+        for (size_t r = 0; r < n; ++r) {
+            unsettled += opcost_result_unsettled(&rows[r]) != 0;
+            interrupted += rows[r].status == OPCOST_STATUS_SKIPPED &&
+                           strstr(rows[r].note, "interrupted") != NULL;
+        }
+        if (unsettled) {
+            fprintf(stderr,
+                    "%s: incomplete: %zu of %zu rows unsettled: the journal "
+                    "of a run that did not end (stopped at once, or its "
+                    "results unwritable): only the points it finished, "
+                    "without the run's settling (run noise, opcost ab's "
+                    "spread between processes, adjusted p-values, "
+                    "verdicts); measure again\n",
+                    argv[i], unsettled, n);
+            bad = bad ? bad : 1;
+        }
+        if (interrupted)
+            fprintf(stderr,
+                    "%s: warning: incomplete: %zu of %zu rows skipped by an "
+                    "interrupt (status skipped)\n",
+                    argv[i], interrupted, n);
         if (!bad)
             printf("%s: %zu rows, %zu samples: ok\n", argv[i], n, ns);
         free(samples);

@@ -181,6 +181,32 @@ static int load(run *r, const char *path, int no_samples, char *err, size_t len)
     r->path = path;
     if (opcost_results_read(path, &r->rows, &r->n, err, len))
         return -1;
+    /* an opcost ab file: its rows are already pairs (base and new of one
+     * run, in the same rounds); joined here, its sides would collide */
+    for (size_t i = 0; i < r->n; ++i)
+        if (r->rows[i].side[0]) {
+            snprintf(err, len,
+                     "%.200s is an opcost ab file (rows of side base and "
+                     "new, each new row paired with its base twin in the "
+                     "same rounds): compare does not join its sides; its "
+                     "verdicts are its own: opcost ab --report %.200s (the "
+                     "nights of a history: opcost plot --kind "
+                     "paired_history)",
+                     path, path);
+            return -1;
+        }
+    size_t unsettled = 0;
+    for (size_t i = 0; i < r->n; ++i)
+        unsettled += opcost_result_unsettled(&r->rows[i]) != 0;
+    if (unsettled) {
+        snprintf(err, len,
+                 "%.300s is incomplete: %zu of %zu rows unsettled (the "
+                 "journal of a run that did not end, put in its place): "
+                 "nothing compared; measure again (opcost check says the "
+                 "same)",
+                 path, unsettled, r->n);
+        return -1;
+    }
     r->freq = malloc((r->n ? r->n : 1) * sizeof *r->freq);
     if (!r->freq) {
         snprintf(err, len, "%s: out of memory", path);
@@ -732,7 +758,8 @@ static int write_gates(const char *gates_out, const pair *p, size_t n,
             ratio,
             adj[j],
             (g[j].ok && adj[j] < alpha && ratio >= 1 + threshold) ||
-                g[j].broken != NULL};
+                g[j].broken != NULL,
+            0};
     }
     const int rc = opcost_gates_append("--gates-out", gates_out, new_id,
                                        base_id, rows, ng, err, len);
@@ -1034,11 +1061,14 @@ static void usage(FILE *f)
             "                  mismatched sidecar is otherwise an error)\n"
             "  --force         compare runs from different hosts, CPUs, torch\n"
             "                  versions or devices\n"
+            "An opcost ab file (rows of side base and new) is refused: its "
+            "rows are\npairs already; opcost ab --report FILE reads one. An "
+            "incomplete file\n(unsettled rows: a run's journal) is refused.\n"
             "Outputs must be regular files or new names in existing,\n"
             "writable directories; they are checked before anything is read.\n"
             "Exit status: 0 no significant regression, 1 regression, 2 bad "
-            "input (an unreadable or mismatched file or sidecar, an output\n"
-            "that cannot be written).\n");
+            "input (an unreadable or mismatched file or sidecar, an ab or\n"
+            "incomplete file, an output that cannot be written).\n");
 }
 
 /* What `opcost compare` was asked. */

@@ -64,13 +64,20 @@ int opcost_gates_append(const char *what, const char *path, const char *run_id,
             opcost_csv_text(f, text[t]);
             fputc(',', f);
         }
-        const double v[] = {rows[i].base_us, rows[i].new_us, rows[i].ratio,
-                            rows[i].p_holm};
+        const int incomplete = rows[i].incomplete && !rows[i].regression;
+        /* an incomplete group's costs would be over part of its points */
+        const double v[] = {incomplete ? NAN : rows[i].base_us,
+                            incomplete ? NAN : rows[i].new_us,
+                            incomplete ? NAN : rows[i].ratio,
+                            incomplete ? NAN : rows[i].p_holm};
         for (size_t t = 0; t < sizeof v / sizeof v[0]; ++t) {
             number(f, v[t]);
             fputc(',', f);
         }
-        fprintf(f, "%d\n", rows[i].regression);
+        if (incomplete)
+            fputs("incomplete\n", f);
+        else
+            fprintf(f, "%d\n", rows[i].regression);
     }
     return opcost_outfile_commit(&o, err, len);
 }

@@ -1,8 +1,12 @@
 /* gates.csv: one line per distribution group a gate decided (opcost
  * compare --gate, opcost ab --gate), appended night by night:
  * run_id,base_run_id,distribution,op,dtype,layout,path,variant,base_us,
- * new_us,ratio,p_holm,regression. The history plot marks its
- * regressions. */
+ * new_us,ratio,p_holm,regression. regression is 1 (slower, or broken),
+ * 0, or `incomplete`: a group some point of which was not paired on both
+ * sides (an interrupted run, a side that went away, a base not ok): no
+ * verdict, never a pass (its costs, ratio and p_holm empty). Files from before
+ * that value hold only 0 and 1 and read the same. The history plot marks
+ * its regressions. */
 #ifndef OPCOST_GATES_H
 #define OPCOST_GATES_H
 
@@ -18,6 +22,7 @@ typedef struct opcost_gate_row {
                                  variant */
     double base_us, new_us, ratio, p_holm;
     int regression;
+    int incomplete; /* written as regression `incomplete` */
 } opcost_gate_row;
 
 /* Appends rows to path (its header first when the file is new), fields

@@ -266,7 +266,8 @@ static int split(char *line, char *fields[], int max)
     return max + 1;
 }
 
-/* The regressions (regression = 1) of gates.csv in dir, if it exists. */
+/* The regressions (regression = 1) of gates.csv in dir, if it exists
+ * (0 and `incomplete`, a group with a point not paired, are none). */
 static int load_gates(const char *dir, gate **out, size_t *nout, char *err,
                       size_t errlen)
 {
@@ -307,14 +308,15 @@ static int load_gates(const char *dir, gate **out, size_t *nout, char *err,
                                               "count");
             break;
         }
-        if (strcmp(fd[12], "0") && strcmp(fd[12], "1")) {
+        if (strcmp(fd[12], "0") && strcmp(fd[12], "1") &&
+            strcmp(fd[12], "incomplete")) {
             rc = opcost_plot_outcome(OPCOST_PLOT_BAD, err, errlen,
-                                     "%s:%zu: regression must be 0 or 1, got "
-                                     "'%s'",
+                                     "%s:%zu: regression must be 0, 1 or "
+                                     "incomplete, got '%s'",
                                      path, lineno, fd[12]);
             break;
         }
-        if (!strcmp(fd[12], "0"))
+        if (strcmp(fd[12], "1")) /* no regression, or no verdict */
             continue;
         gate g;
         memset(&g, 0, sizeof g);

@@ -6,7 +6,10 @@
  * new / base: bench/analysis/ab_report.h) holds whatever the host's speed
  * was that night; a commit's index is its base's times R, its log
  * variance its base's plus R's, and the first base a chain meets is 1. A
- * night whose base the history has not measured starts a new chain. */
+ * night whose base the history has not measured starts a new chain. A
+ * night whose group was not paired at every point (interrupted, a side
+ * that went away, a base not ok) has no R: it is drawn at its base's
+ * index with the verdict `incomplete` and moves no chain. */
 #define _POSIX_C_SOURCE 200809L
 #include "ab_report.h"
 #include "errorf.h"
@@ -27,6 +30,7 @@ typedef struct night {
     char key[KEY_FIELDS][OPCOST_TEXT_MAX];
     double ratio, se; /* se of log(ratio) */
     opcost_verdict verdict;
+    int incomplete;     /* not paired at every point: no ratio */
     opcost_result info; /* for the heading */
 } night;
 
@@ -79,7 +83,8 @@ static int add_file(nights *ns, const char *path, char *err, size_t errlen)
         rc = opcost_plot_outcome(OPCOST_PLOT_FAILED, err, errlen,
                                  "out of memory");
     for (size_t k = 0; k < ng && rc == OPCOST_PLOT_DONE; ++k) {
-        if (!isfinite(g[k].ratio.ratio))
+        const int incomplete = OPCOST_AB_INCOMPLETE(&g[k]);
+        if (!isfinite(g[k].ratio.ratio) && !incomplete)
             continue;
         if (ns->n == ns->cap) {
             const size_t cap = ns->cap ? 2 * ns->cap : 64;
@@ -103,6 +108,7 @@ static int add_file(nights *ns, const char *path, char *err, size_t errlen)
         x->ratio = g[k].ratio.ratio;
         x->se = g[k].ratio.se;
         x->verdict = g[k].verdict;
+        x->incomplete = incomplete;
         x->info = *g[k].key;
     }
     free(g);
@@ -216,9 +222,13 @@ static int write_figure(const opcost_plot_input *in, nights *ns,
                     kn[nk].log_index = 0;
                     kn[nk++].var = 0;
                 }
-                const double li = kn[b].log_index + log(x->ratio);
-                const double var = kn[b].var + x->se * x->se;
-                if (strcmp(x->head, x->base)) { /* an A/A night: no step */
+                /* an incomplete night: at its base, no step */
+                const double li =
+                    kn[b].log_index + (x->incomplete ? 0 : log(x->ratio));
+                const double var =
+                    kn[b].var + (x->incomplete ? 0 : x->se * x->se);
+                /* a step of the chain (none in an A/A night) */
+                if (!x->incomplete && strcmp(x->head, x->base)) {
                     size_t h = 0;
                     while (h < nk && strcmp(kn[h].sha, x->head))
                         ++h;
@@ -233,7 +243,8 @@ static int write_figure(const opcost_plot_input *in, nights *ns,
                 const double half = 1.959963984540054 * sqrt(var);
                 fprintf(f, "%zu %.9g %.9g %.9g \"%s\" \"%.5s %.5s\"\n", r,
                         exp(li), exp(li - half), exp(li + half),
-                        x->verdict == OPCOST_VERDICT_NONE
+                        x->incomplete ? "incomplete"
+                        : x->verdict == OPCOST_VERDICT_NONE
                             ? "none"
                             : opcost_verdict_name(x->verdict),
                         strlen(x->timestamp) >= 16 ? x->timestamp + 5 : "",

@@ -45,11 +45,15 @@ enum { BASE_WORKER = 0, NEW_WORKER = 1 };
  * five had one to three (a process's placement moves its speed, and two
  * a side hold too little of it: docs/comparing.md). */
 #define OPCOST_AB_PROCESSES 4
+
+/* --report's verdict band: --threshold's default (config.c) */
+#define OPCOST_AB_THRESHOLD 0.02
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: opcost ab --base DIR --new DIR [--alpha X] [run "
             "options]\n"
+            "       opcost ab --report FILE [--alpha X]\n"
             "A/B of two builds: every selected path and kernel variant of "
             "both, and\nthe bandwidth probe, in lockstep rounds (one sample "
             "each per round,\nshuffled, one process at a time) over the "
@@ -77,12 +81,17 @@ static void usage(FILE *f)
             "measure it, into every interval\n"
             "  --gate       also judge each distribution group's weighted "
             "expected\n               cost ratio: exit 1 when one is slower, "
-            "3 when one is\n               unsure (make nightly)\n"
+            "3 when one is\n               unsure, 2 when one is incomplete "
+            "(make nightly)\n"
             "  --gates-out F  append each group's verdict to F (gates.csv)\n"
             "  --keep-loader-env  pass LD_LIBRARY_PATH, LD_PRELOAD and "
             "PYTHONPATH on\n               to the workers (removed by "
             "default, and said so: each\n               side loads its own "
             "build's libraries)\n"
+            "  --report FILE  the table of an opcost ab results file (no "
+            "run; exit\n               status as a run's without --gate; "
+            "opcost compare does\n               not join an ab file's "
+            "sides)\n"
             "Every reply of a worker has a deadline (its hello 120 s, a "
             "point's opening\n120 s + 60 s a member, a sample 10 s + 100 "
             "times its calls' time; 3 s\nonce interrupted): a worker that "
@@ -93,7 +102,10 @@ static void usage(FILE *f)
             "Exit status: 0 no point slower, 1 a point slower beyond the "
             "threshold\nor broken (ok in base, wrong or failed in new),\n2 bad "
             "input or no comparison (a side could not "
-            "start or went away),\n3 (with --gate) a group unsure.\n",
+            "start or went away, no\npoint paired on both sides: a base "
+            "that is wrong or failed included;\nwith --gate, a group with a "
+            "point not paired: gates row `incomplete`),\n3 (with --gate) a "
+            "group unsure.\n",
             OPCOST_AB_MAX_PROCESSES);
 }
 
@@ -152,8 +164,12 @@ static double side_expected(const opcost_result *rows, size_t n,
     return den > 0 ? num / den : NAN;
 }
 
-/* The gate: exit 1 when a point or a group is slower, 3 when a group is
- * unsure (no pass, no fail), else 0; the groups appended to gates_out. */
+/* The gate: exit 1 when a point or a group is slower, 2 when a group is
+ * incomplete (a point of it not paired on both sides: an interrupted run,
+ * a side that went away, a base not ok; its gates row says `incomplete`,
+ * never a pass), 3 when a group is unsure (no pass, no fail), else 0; the
+ * groups appended to gates_out. Without --gate: 1 when a point is
+ * slower, else 0 (no pair at all is the caller's 2). */
 static int gate(ab_summary *c, const opcost_result *rows, size_t n,
                 int slower_points)
 {
@@ -164,9 +180,14 @@ static int gate(ab_summary *c, const opcost_result *rows, size_t n,
         return 2;
     }
     int slower = slower_points > 0, unsure = 0;
+    size_t incomplete = 0;
     opcost_gate_row *out = calloc(ng ? ng : 1, sizeof *out);
     for (size_t k = 0; k < ng; ++k) {
-        slower |= g[k].verdict == OPCOST_VERDICT_SLOWER || g[k].broken;
+        const int broken =
+            g[k].verdict == OPCOST_VERDICT_SLOWER || g[k].broken > 0;
+        const int partial = OPCOST_AB_INCOMPLETE(&g[k]) && !broken;
+        slower |= broken;
+        incomplete += partial;
         unsure |= g[k].verdict == OPCOST_VERDICT_UNSURE ||
                   g[k].verdict == OPCOST_VERDICT_NONE;
         if (out)
@@ -175,32 +196,77 @@ static int gate(ab_summary *c, const opcost_result *rows, size_t n,
                                        side_expected(rows, n, g[k].key, "new"),
                                        g[k].ratio.ratio,
                                        g[k].p_holm,
-                                       g[k].verdict == OPCOST_VERDICT_SLOWER ||
-                                           g[k].broken > 0};
+                                       broken,
+                                       partial};
     }
-    int rc = slower ? 1 : unsure && c->gate ? 3 : 0;
+    int rc = slower ? 1 : incomplete && c->gate ? 2 : unsure && c->gate ? 3 : 0;
     char err[1024];
+    int unwritten = 0;
     if (c->gates_out &&
         (!out || opcost_gates_append("--gates-out", c->gates_out,
                                      n ? rows[0].run_id : "", c->base_sha, out,
                                      ng, err, sizeof err))) {
         fprintf(stderr, "opcost ab: %s\n", out ? err : "out of memory");
         rc = 2;
+        unwritten = 1;
     }
-    if (c->gate)
-        printf("gate: %s\n",
-               rc == 1   ? "slower (a regression)"
-               : rc == 3 ? "unsure (an interval reaches across the "
-                           "threshold: neither a pass nor a fail)"
-               : rc == 0 ? "no group or point slower, every group same or "
-                           "faster"
-                         : "could not write the verdicts");
+    if (c->gate) {
+        if (unwritten)
+            printf("gate: could not write the verdicts\n");
+        else if (rc == 1)
+            printf("gate: slower (a regression)\n");
+        else if (rc == 2)
+            printf("gate: incomplete: %zu of %zu group%s not paired at "
+                   "every point (no verdict: neither a pass nor a fail)\n",
+                   incomplete, ng, ng == 1 ? "" : "s");
+        else if (rc == 3)
+            printf("gate: unsure (an interval reaches across the threshold: "
+                   "neither a pass nor a fail)\n");
+        else
+            printf("gate: no group or point slower, every group same or "
+                   "faster\n");
+        if (incomplete && rc != 2)
+            printf("gate: incomplete: %zu of %zu group%s not paired at "
+                   "every point (their gates rows say so)\n",
+                   incomplete, ng, ng == 1 ? "" : "s");
+    }
     free(out);
     free(g);
     return c->gate || rc == 2 ? rc : slower_points ? 1 : 0;
 }
 
-/* The console's summary (console.h): the table, then the gate. */
+/* Why no pair was compared, on stderr; the exit status 2. */
+static int no_comparison(const opcost_ab_counts *k)
+{
+    char why[512] = "";
+    size_t at = 0;
+    if (k->base_not_ok)
+        at += (size_t)snprintf(why + at, sizeof why - at,
+                               "; %zu with the base's row not ok (wrong, "
+                               "failed or skipped: see its rows)",
+                               k->base_not_ok);
+    if (k->new_not_ok && at < sizeof why)
+        at += (size_t)snprintf(why + at, sizeof why - at,
+                               "; %zu with the new build's row not ok",
+                               k->new_not_ok);
+    if (k->unsided && at < sizeof why)
+        at += (size_t)snprintf(why + at, sizeof why - at,
+                               "; %zu skipped before either side ran them",
+                               k->unsided);
+    if (k->unsettled && at < sizeof why)
+        snprintf(why + at, sizeof why - at,
+                 "; %zu unsettled (the journal of a run that did not end)",
+                 k->unsettled);
+    fprintf(stderr,
+            "opcost ab: no comparison: 0 of %zu points x paths paired%s\n",
+            k->rows, why);
+    printf("no comparison: 0 of %zu points x paths paired on both sides "
+           "(exit 2)\n",
+           k->rows);
+    return 2;
+}
+/* The console's summary (console.h): the table, then the gate; no pair
+ * compared at all is no comparison (exit 2), said. */
 static void summarize(void *ctx, const opcost_result *rows, size_t n)
 {
     ab_summary *c = ctx;
@@ -208,6 +274,10 @@ static void summarize(void *ctx, const opcost_result *rows, size_t n)
         opcost_ab_report(stdout, rows, n, c->threshold, c->alpha);
     /* a row the new build broke counts as a slower one */
     c->rc = gate(c, rows, n, (int)(k.slower + k.broken));
+    /* nothing paired (a base that computes wrong results, ...): no
+     * verdict, whatever the gate says of the groups */
+    if (!k.paired && c->rc != 1)
+        c->rc = no_comparison(&k);
 }
 
 /* --gates-out is neither --out, its sidecar nor a shape file the run
@@ -240,6 +310,7 @@ static int gates_not_input(const opcost_plan *plan, const char *gates_out,
 typedef struct ab_options {
     const char *dirs[2]; /* --base, --new */
     const char *gates_out;
+    const char *report; /* --report FILE */
     int gate;
     double alpha;
     long processes;
@@ -252,7 +323,8 @@ typedef struct ab_options {
 static int parse_ab_options(int argc, char **argv, ab_options *own, char **rest,
                             int *nrest)
 {
-    *own = (ab_options){{NULL, NULL}, NULL, 0, 0.05, OPCOST_AB_PROCESSES, 0};
+    *own =
+        (ab_options){{NULL, NULL}, NULL, NULL, 0, 0.05, OPCOST_AB_PROCESSES, 0};
     *nrest = 0;
     rest[(*nrest)++] = "ab";
     for (int i = 1; i < argc; ++i) {
@@ -274,6 +346,7 @@ static int parse_ab_options(int argc, char **argv, ab_options *own, char **rest,
                           : !strcmp(a, "--alpha")     ? 2
                           : !strcmp(a, "--gates-out") ? 3
                           : !strcmp(a, "--processes") ? 4
+                          : !strcmp(a, "--report")    ? 5
                                                       : -1;
         if (which < 0) {
             rest[(*nrest)++] = argv[i];
@@ -293,6 +366,10 @@ static int parse_ab_options(int argc, char **argv, ab_options *own, char **rest,
         }
         if (which == 3) {
             own->gates_out = v;
+            continue;
+        }
+        if (which == 5) {
+            own->report = v;
             continue;
         }
         char *end;
@@ -471,6 +548,35 @@ static int compare(int argc, char **argv, const opcost_plan *plan,
     return rc ? 2 : summary.rc;
 }
 
+/* `opcost ab --report FILE`: the table of a file opcost ab wrote, its
+ * exit status a run's without --gate (0, 1 a point slower or broken, 2
+ * unreadable, not an ab file, or no point paired). */
+static int report(const char *path, double alpha)
+{
+    opcost_result *rows = NULL;
+    size_t n = 0;
+    char err[2048];
+    if (opcost_results_read(path, &rows, &n, err, sizeof err)) {
+        fprintf(stderr, "opcost ab: --report: %s\n", err);
+        return 2;
+    }
+    size_t sided = 0;
+    for (size_t i = 0; i < n; ++i)
+        sided += rows[i].side[0] != '\0';
+    if (!sided) {
+        fprintf(stderr,
+                "opcost ab: --report: '%s' has no rows of side base or new: "
+                "not an opcost ab file (two runs: opcost compare)\n",
+                path);
+        free(rows);
+        return 2;
+    }
+    ab_summary c = {OPCOST_AB_THRESHOLD, alpha, 0, NULL, "", 0};
+    summarize(&c, rows, n);
+    free(rows);
+    return c.rc;
+}
+
 int opcost_ab_main(int argc, char **argv)
 {
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
@@ -480,6 +586,22 @@ int opcost_ab_main(int argc, char **argv)
     int nrest;
     opcost_plan plan;
     int rc = parse_ab_options(argc, argv, &own, rest, &nrest);
+    if (rc == 0 && own.report) {
+        /* a file's table: nothing run, so no option of a run */
+        const char *extra = own.dirs[0]     ? "--base"
+                            : own.dirs[1]   ? "--new"
+                            : own.gates_out ? "--gates-out"
+                            : own.gate      ? "--gate"
+                            : nrest > 1     ? rest[1]
+                                            : NULL;
+        if (extra)
+            fprintf(stderr,
+                    "opcost ab: --report: %s: not with --report (it reads a "
+                    "file, runs nothing; --alpha only)\n",
+                    extra);
+        free(rest);
+        return extra ? 2 : report(own.report, own.alpha);
+    }
     if (rc == 0)
         rc = parse_ab_plan(nrest, rest, &plan);
     free(rest);

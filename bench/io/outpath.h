@@ -17,4 +17,15 @@
 int opcost_output_path_check(const char *what, const char *path, char *err,
                              size_t errlen);
 
+/* Two runs never write the same results file: a run takes an advisory
+ * lock (flock) on <path>.lock, holding its pid, for as long as it runs.
+ * 0 with *fd the lock's descriptor, or -1 with err naming `what`, the
+ * path and the run that holds it (its pid) or why the lock could not be
+ * made. A lock file left by a run that ended (killed) is taken over. */
+int opcost_output_lock(const char *what, const char *path, int *fd, char *err,
+                       size_t errlen);
+
+/* Releases the lock taken on path (removes <path>.lock). */
+void opcost_output_unlock(const char *path, int fd);
+
 #endif

@@ -130,7 +130,9 @@ int opcost_journal_open(opcost_journal **out, const char *out_path, char *err,
         fflush(j->f[0]) || fflush(j->f[1]))
         fail(j, "cannot write its header");
     snprintf(stop_message, sizeof stop_message,
-             "\nopcost run: stopped: the finished points are in %s and %s\n",
+             "\nopcost run: stopped: the finished points are in %s and %s, "
+             "marked incomplete (unsettled: opcost check exits 1 on "
+             "them)\n",
              final_path[0], final_path[1]);
     sigemptyset(&j->mask);
     sigaddset(&j->mask, SIGINT);
@@ -155,8 +157,18 @@ void opcost_journal_add(opcost_journal *j, const opcost_result *rows,
         return;
     char e[1024] = "";
     block(j, SIG_BLOCK);
-    if (opcost_results_fprint(j->f[0], rows + j->rows, nrows - j->rows, 0, e,
-                              sizeof e) ||
+    int bad = 0;
+    /* each row marked: a journal put in place of the results is never
+     * taken for them (results_csv.h, OPCOST_NOTE_UNSETTLED) */
+    for (size_t i = j->rows; i < nrows && !bad; ++i) {
+        static opcost_result r;
+        r = rows[i];
+        snprintf(r.note, sizeof r.note, "%s%s%s", OPCOST_NOTE_UNSETTLED,
+                 rows[i].note[0] ? "; " : "", rows[i].note);
+        r.verdict[0] = '\0'; /* its p-value is not adjusted yet */
+        bad = opcost_results_fprint(j->f[0], &r, 1, 0, e, sizeof e);
+    }
+    if (bad ||
         opcost_samples_fprint(j->f[1], rows, nrows, samples + j->samples,
                               nsamples - j->samples, 0, e, sizeof e) ||
         fflush(j->f[1]) || fflush(j->f[0])) {

@@ -9,7 +9,10 @@
  *   3rd:        stops at once: the journal, every row and sample of the
  *               points finished so far, becomes the results CSV and its
  *               sidecar (renamed into place from the handler), and the
- *               process exits with 128 + the signal.
+ *               process exits with 128 + the signal. Every journal row's
+ *               note begins with OPCOST_NOTE_UNSETTLED (results_csv.h),
+ *               its verdict empty: the file says it is incomplete, and
+ *               opcost check exits 1 on it.
  *
  * The journal is <out>.journal.<pid> and <sidecar>.journal.<pid>: rows and
  * samples appended as each point finishes, with the signals blocked while

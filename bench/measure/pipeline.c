@@ -473,7 +473,9 @@ typedef struct run_state {
     opcost_hostinfo host;
     case_list cl;
     char out_path[4096];
-    char claim[4200]; /* the default name's claim, removed at the end */
+    char claim[4200];  /* the default name's claim, removed at the end */
+    char locked[4096]; /* the results path its lock is on (outpath.h) */
+    int lock_fd;       /* -1: none */
     opcost_ceiling ceiling;
     probe_range probes;
     opcost_journal *journal;
@@ -584,6 +586,13 @@ static int open_run(run_state *st)
         say(h, 1, "%s", err);
         return 2;
     }
+    /* another run writing the same file: refused now, not replaced at the
+     * end by whichever finishes last */
+    if (opcost_output_lock(what, st->out_path, &st->lock_fd, err, sizeof err)) {
+        say(h, 1, "%s", err);
+        return 2;
+    }
+    snprintf(st->locked, sizeof st->locked, "%s", st->out_path);
     if (measure_ceiling(plan, dev, &st->ceiling, err, sizeof err)) {
         say(h, 1, "ceiling probe: %s", err);
         return 1;
@@ -877,6 +886,7 @@ int opcost_pipeline_run(const opcost_plan *plan, run_device *dev,
         return 1;
     }
     st->run_start = opcost_now_ns();
+    st->lock_fd = -1;
     st->plan = plan;
     st->dev = dev;
     st->hooks = hooks;
@@ -892,6 +902,7 @@ int opcost_pipeline_run(const opcost_plan *plan, run_device *dev,
     }
     if (st->claim[0])
         unlink(st->claim);
+    opcost_output_unlock(st->locked, st->lock_fd);
     opcost_run_budget_close(&st->budget);
     free(st->out.rows);
     free(st->out.samples);

@@ -38,6 +38,21 @@ extern "C" {
  * ceiling did not bound them. */
 #define OPCOST_FRAC_OF_PEAK_WARN 1.05
 
+/* What a row's note begins with when its file is a run's journal put in
+ * place of its results (a run stopped at once by a third signal, or one
+ * whose results could not be written: bench/measure/journal.h): the row
+ * as its point finished, without what the run settles at its end (the
+ * run noise; opcost ab's spread between processes, adjusted p-values and
+ * verdicts, its verdict left empty). A file with such rows is incomplete:
+ * opcost check exits 1 on it, opcost compare refuses it, opcost ab's
+ * groups count its points as not paired. Files without it read as
+ * before. */
+#define OPCOST_NOTE_UNSETTLED                                                  \
+    "unsettled (journal of a run that did not end: no run-wide settling)"
+
+/* Whether row's note begins with OPCOST_NOTE_UNSETTLED. */
+int opcost_result_unsettled(const opcost_result *row);
+
 /* Writes s as one RFC 4180 field: quoted, quotes doubled, when it holds a
  * comma, a quote, CR or LF (every CSV opcost writes quotes this way). */
 void opcost_csv_text(FILE *f, const char *s);

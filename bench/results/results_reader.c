@@ -160,3 +160,9 @@ int opcost_results_check_file(const char *path, char *err, size_t errlen)
     free(rows);
     return 0;
 }
+
+int opcost_result_unsettled(const opcost_result *row)
+{
+    return !strncmp(row->note, OPCOST_NOTE_UNSETTLED,
+                    sizeof OPCOST_NOTE_UNSETTLED - 1);
+}

@@ -457,7 +457,7 @@ static void test_history(void)
                  path, sizeof path);
     rc = plot(err, sizeof err, "--kind", "history", "--history", hist, "--out",
               out, (char *)NULL);
-    C_EXPECT(rc == 2 && strstr(err, "gates.csv:2: regression must be 0 or 1"),
+    C_EXPECT(rc == 2 && strstr(err, "gates.csv:2: regression must be 0, 1 or"),
              "bad gates.csv: rc %d, %s", rc, err);
 }
 

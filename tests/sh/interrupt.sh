@@ -6,7 +6,9 @@
 #  2. two SIGTERMs: the second changes nothing (it used to kill the run
 #     with no CSV and no samples file).
 #  3. three: the run stops at once (exit 128 + 15); the points finished
-#     before it are in the CSV and its sidecar, which pass the check.
+#     before it are in the CSV and its sidecar, which read (the schema)
+#     but are marked incomplete (the journal's rows unsettled): opcost
+#     check exits 1 on it and says so.
 # No journal file is left behind in any case.
 set -u
 opcost="$1"
@@ -36,15 +38,25 @@ until_points() {
     fail=1
 }
 
-# check OUT RC WANT_RC WANT_SKIPPED(yes|no)
+# check OUT RC WANT_RC WANT_SKIPPED(yes|no) [WANT_CHECK_RC]
 check() {
-    local out="$1" rc="$2" want="$3" skipped_wanted="$4"
+    local out="$1" rc="$2" want="$3" skipped_wanted="$4" check_rc="${5:-0}"
     if [[ $want == nonzero ]]; then
         [[ $rc -ne 0 ]] || { echo "FAIL: $out: exit 0 after a signal"; fail=1; }
     else
         [[ $rc -eq $want ]] || { echo "FAIL: $out: exit $rc, want $want"; fail=1; }
     fi
-    "$opcost" check "$out" || { echo "FAIL: $out: no valid results"; fail=1; return; }
+    "$opcost" check "$out" >"$out.check" 2>&1
+    local crc=$?
+    [[ $crc -eq $check_rc ]] ||
+        { echo "FAIL: $out: opcost check exit $crc, want $check_rc: $(cat "$out.check")"; fail=1; return; }
+    if [[ $check_rc -eq 1 ]]; then
+        grep -q "incomplete: .* rows unsettled" "$out.check" ||
+            { echo "FAIL: $out: check does not say incomplete: $(cat "$out.check")"; fail=1; }
+        "$opcost" compare --no-samples "$out" "$out" >"$out.compare" 2>&1
+        [[ $? -eq 2 ]] && grep -q "is incomplete" "$out.compare" ||
+            { echo "FAIL: $out: compare took an incomplete file: $(head -3 "$out.compare")"; fail=1; }
+    fi
     local ok skipped
     ok=$(grep -c ',ok,' "$out")
     skipped=$(grep -c 'run interrupted' "$out")
@@ -84,7 +96,7 @@ for _ in 1 2 3; do
     sleep 0.2
 done
 wait "$pid"
-check "$out" $? 143 no
+check "$out" $? 143 no 1
 grep -q "stopped: the finished points are in" "$out.log" ||
     { echo "FAIL: no message on the third signal"; fail=1; }
 exit $fail
