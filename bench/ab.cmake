@@ -1,7 +1,8 @@
-# bench/ab/: `opcost ab`, two builds compared in lockstep rounds: the
-# coordinator (ab_coordinator.c), the worker each build runs
-# (ab_worker.c), the messages between them (ab_wire.c) and the verdicts
-# after the last point (ab_verdicts.c). Above the engine (measure/),
+# bench/ab/: `opcost ab`, two builds compared in lockstep rounds: a
+# point of both sides (ab_coordinator.c), the workers started, bounded and
+# stopped (ab_sides.c), what each loaded (ab_library.c), the worker each
+# build runs (ab_worker.c), the messages between them (ab_wire.c) and the
+# verdicts after the last point (ab_verdicts.c). Above the engine (measure/),
 # whose points and rounds it runs; needs libtorch. Builds opcost_ab (its
 # test needs the driver: driver.cmake). Included by the top-level
 # CMakeLists.txt after enable_testing().

@@ -518,10 +518,11 @@ static int compare(int argc, char **argv, const opcost_plan *plan,
            ctx.processes == 1 ? "" : "es");
     for (int s = 0; s < 2; ++s) {
         const opcost_ab_side *side = &ctx.workers[s];
-        if (side->lib[0])
+        if (side->lib.path[0])
             printf("opcost ab: %s library %s, %llu bytes, FNV-1a 64 %016llx\n",
-                   side->name, side->lib, (unsigned long long)side->lib_size,
-                   (unsigned long long)side->lib_hash);
+                   side->name, side->lib.path,
+                   (unsigned long long)side->lib.size,
+                   (unsigned long long)side->lib.hash);
         else
             printf("opcost ab: %s library: not read from its worker's maps "
                    "(said above)\n",
