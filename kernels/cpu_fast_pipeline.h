@@ -229,73 +229,6 @@ static int64_t stream_rotation(const rowops_call *c, int64_t b, int64_t e,
     return best;
 }
 
-/* The one scratch row's start in its buffer (rows1_: floats, a multiple
- * of 16; the buffer is SCRATCH_SLACK longer than a row). In float32 the
- * scratch row moves with the streams along a row: pass 2 loads it at slot
- * q + sb while it streams out (and h) at q, and pass 1 stores it there
- * while it loads the next row's x (and residual) at q - rot. Each pair's
- * page offsets thus differ by the same amount at every block of a row, by
- * 4 * rot more the next row (sb += rot), and by wherever the stack put
- * the buffer: a row where one difference is near 0 modulo 4 KiB waits on
- * 4 KiB aliasing at every block, as the streams alone did before
- * stream_rotation (rows of 4 KiB multiples, page-aligned: rot is 2 KiB,
- * so such a stack makes every other row alias). Zen 4 stalls so
- * (stream_rotation's figures); Zen 5 does not (there the streams
- * unrotated took the same time as rotated).
- * So the start is the 64-byte page offset farthest (circularly) from
- * every such meeting over the call's first 32 rows; 16-bit rows move
- * against the scratch row along a row (h is 2 bytes an element, the
- * scratch 4) and keep 0. */
-#define SCRATCH_SLACK 1024 /* floats: every 64-byte page offset */
-static int64_t scratch_start(const rowops_call *c, int64_t b, int64_t e,
-                             int64_t blocks, int64_t rot, const float *s,
-                             rowops_dtype dt)
-{
-    if (rot == 0 || rowops_dtype_size(dt) != sizeof(float))
-        return 0;
-    uint64_t hit = 0; /* bit u: a meeting at page offset 64 * u */
-    const int64_t rows = e - b < 32 ? e - b : 32;
-    /* rows b and b + 1; later ones at the same steps (a guess where the
-     * leading dimensions' strides change: it only places the scratch) */
-    const row_ptrs p0 = row_at(c, b), p1 = e - b > 1 ? row_at(c, b + 1) : p0;
-    /* what the scratch at slot q + sb meets in the same loop: row j's
-     * streamed stores at q, row j + 1's loads at q - rot */
-    const uintptr_t at0[4] = {(uintptr_t)p0.out, (uintptr_t)p0.h,
-                              (uintptr_t)p1.x, (uintptr_t)p1.r};
-    const uintptr_t at1[4] = {
-        (uintptr_t)p1.out, (uintptr_t)p1.h,
-        (uintptr_t)p1.x + ((uintptr_t)p1.x - (uintptr_t)p0.x),
-        (uintptr_t)p1.r + ((uintptr_t)p1.r - (uintptr_t)p0.r)};
-    for (int a = 0; a < 4; ++a) {
-        if (!at0[a])
-            continue;
-        const uintptr_t step = at1[a] - at0[a];
-        uintptr_t d =
-            at0[a] - (a >= 2 ? (uintptr_t)(4 * rot) : 0) - (uintptr_t)s;
-        int64_t sb = 0;
-        for (int64_t j = 0; j < rows; ++j) {
-            hit |= (uint64_t)1 << (((d - (uintptr_t)(4 * sb)) & 4095) >> 6);
-            d += step;
-            sb += rot;
-            if (sb >= blocks)
-                sb -= blocks;
-        }
-    }
-    /* the offset farthest from every meeting, circularly */
-    int best = 0, best_dist = -1;
-    for (int u = 0; u < 64 && hit != ~(uint64_t)0; ++u) {
-        /* bit 0: offset u, bit 1 up: u + 1, bit 63 down: u - 1 */
-        const uint64_t r = u ? hit >> u | hit << (64 - u) : hit;
-        const int up = __builtin_ctzll(r), down = __builtin_clzll(r) + 1;
-        const int dist = r & 1 ? 0 : up < down ? up : down;
-        if (dist > best_dist) {
-            best_dist = dist;
-            best = u;
-        }
-    }
-    return (int64_t)best * 16;
-}
-
 /* ---- the row drivers, one set per dtype ---------------------------------
  * Only bfloat16 rows can fail (non-finite sum: redone by the caller). */
 
@@ -428,13 +361,12 @@ static int64_t scratch_start(const rowops_call *c, int64_t b, int64_t e,
      * in). Rows whose sum fails are redone strided. */                        \
     NOINLINE static void rows1_##D##V(const rowops_call *c,                    \
                                       const row_ctx *kin, int64_t b,           \
-                                      int64_t e, float *buf)                   \
+                                      int64_t e, float *s)                     \
     {                                                                          \
         LOCAL_CTX;                                                             \
         const int64_t blocks = k->n & ~(int64_t)(FAST_BLOCK - 1);              \
         const int64_t rot =                                                    \
             k->stream ? stream_rotation(c, b, e, blocks, FAST_BLOCK, DT) : 0;  \
-        float *const s = buf + scratch_start(c, b, e, blocks, rot, buf, DT);   \
         row_ptrs cur = row_at(c, b), next = cur;                               \
         float sum = first_##D##V(kin, cur, s);                                 \
         int64_t sb = 0;                                                        \
@@ -572,8 +504,7 @@ static int64_t scratch_start(const rowops_call *c, int64_t b, int64_t e,
          * (results/experiments/20261207-two-pass). */                         \
         const int two_pass = fused && dt == ROWOPS_F32 && !stream;             \
         if (n <= SCRATCH_ELEMS && !two_pass) {                                 \
-            float s0[SCRATCH_ELEMS + SCRATCH_SLACK]                            \
-                __attribute__((aligned(64)));                                  \
+            float s0[SCRATCH_ELEMS] __attribute__((aligned(64)));              \
             float s1[SCRATCH_ELEMS] __attribute__((aligned(64)));              \
             const int one = n >= ONE_SCRATCH_MIN;                              \
             switch (dt) {                                                      \
