@@ -15,15 +15,24 @@ static int64_t now_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Whether the environment variable holds a number and nothing else (into
+ * out); each hook then keeps the values it allows, the rest its no-op. */
+static int env_number(const char *name, double *out)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    *out = v ? strtod(v, &end) : 0;
+    return v && end != v && !*end;
+}
+
 double rowops_test_slowdown(void)
 {
     /* read once; a race between threads reads the same value */
     static double fraction = -1;
     if (fraction < 0) {
-        const char *v = getenv(ROWOPS_TEST_SLOWDOWN_ENV);
-        char *end = NULL;
-        const double f = v ? strtod(v, &end) : 0;
-        fraction = v && end != v && !*end && f > 0 && f <= 1 ? f : 0;
+        double f;
+        fraction =
+            env_number(ROWOPS_TEST_SLOWDOWN_ENV, &f) && f > 0 && f <= 1 ? f : 0;
     }
     return fraction;
 }
@@ -48,10 +57,11 @@ double rowops_test_wrong_scale(void)
 {
     static double scale = -1;
     if (scale < 0) {
-        const char *v = getenv(ROWOPS_TEST_WRONG_SCALE_ENV);
-        char *end = NULL;
-        const double f = v ? strtod(v, &end) : 1;
-        scale = v && end != v && !*end && f > 0 && isfinite(f) ? f : 1;
+        double f;
+        scale =
+            env_number(ROWOPS_TEST_WRONG_SCALE_ENV, &f) && f > 0 && isfinite(f)
+                ? f
+                : 1;
     }
     return scale;
 }
